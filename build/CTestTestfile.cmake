@@ -1,0 +1,12 @@
+# CMake generated Testfile for 
+# Source directory: /work/main
+# Build directory: /work/main/build
+# 
+# This file includes the relevant testing commands required for 
+# testing this directory and lists subdirectories to be tested as well.
+subdirs("variants")
+subdirs("enumerate")
+subdirs("solver")
+subdirs("tablebase")
+subdirs("tools")
+subdirs("tests")

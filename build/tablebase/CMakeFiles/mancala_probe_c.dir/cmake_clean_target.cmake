@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libmancala_probe_c.a"
+)

@@ -1,0 +1,107 @@
+// Perfect hashing of the positions of a class.
+//
+// A class fixes the marks (ties, bulls, closed pits), the flags and the number n of
+// live seeds. Its positions are the distributions of n seeds over its P live pits
+// (pits whose mark is None), optionally restricted by an IndexFilter ("at least one
+// of the live pits in [a, b) is empty"). The rank is the position's number in the
+// lexicographic order of (x_0, x_1, ..., x_{P-1}) among the allowed distributions,
+// a bijection onto [0, count).
+//
+// Formula. Let C(j, m, z) be the number of allowed ways to put m seeds into live
+// pits j..P-1 when z says whether the filter is already met (an empty filtered pit
+// was seen before j). With m_j seeds left before pit j and z_j the flag then:
+//
+//   rank(x) = sum_{j < P-1}  T[j][m_j][x_j][z_j],
+//   T[j][m][v][z] = sum_{x < v} C(j+1, m-x, z || (j in [a,b) && x == 0))
+//
+// and the last pit takes what is left. Without a filter C(j, m, .) = binom(m+P-1-j, P-1-j).
+//
+// Worked example (P = 3, n = 2, no filter). The 6 distributions in order are
+//   (0,0,2) (0,1,1) (0,2,0) (1,0,1) (1,1,0) (2,0,0)  ->  ranks 0..5.
+// rank(1,1,0): T[0][2][1] = C(1,2) = 3 (the three with x0 = 0), then
+//              T[1][1][1] = C(2,1) = 1 (x1 = 0, x2 = 1): rank 4.
+// With the filter "one of live pits [1,3) is empty" (Oware's rule on the row of the
+// side that just moved) only (0,1,1) is dropped, and the other five get ranks
+//   (0,0,2)=0 (0,2,0)=1 (1,0,1)=2 (1,1,0)=3 (2,0,0)=4.
+// rank(1,1,0) = T[0][2][1][0] = C(1,2,0) = 2 (the two allowed with x0 = 0),
+//             + T[1][1][1][0] = C(2,1,1) = 1 (x1 = 0 meets the filter): 3.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "mancala/position.h"
+#include "mancala/variant.h"
+
+namespace mancala {
+
+using Index = std::uint64_t;
+
+// Rank tables for distributions over `pits` live pits of up to `max_seeds` seeds.
+class DistributionIndex {
+ public:
+  DistributionIndex(int pits, int max_seeds, IndexFilter filter);
+
+  int pits() const { return pits_; }
+  int max_seeds() const { return max_seeds_; }
+  const IndexFilter& filter() const { return filter_; }
+
+  // Number of allowed distributions of n seeds.
+  Index count(int n) const { return n > max_seeds_ ? 0 : c(0, n, 0); }
+  // x: live-pit contents summing to n. Precondition: allowed (see `allowed`).
+  Index rank(const Seeds* x, int n) const;
+  void unrank(Index r, int n, Seeds* x) const;
+  bool allowed(const Seeds* x) const;
+
+ private:
+  Index c(int j, int m, int z) const { return counts_[((static_cast<std::size_t>(j) * (max_seeds_ + 1)) + static_cast<std::size_t>(m)) * 2 + static_cast<std::size_t>(z)]; }
+  Index t(int j, int m, int v, int z) const {
+    return table_[(((static_cast<std::size_t>(j) * (max_seeds_ + 1) + static_cast<std::size_t>(m)) * (max_seeds_ + 2)) + static_cast<std::size_t>(v)) * 2 + static_cast<std::size_t>(z)];
+  }
+  int next_z(int j, int x, int z) const { return z | ((x == 0 && j >= filter_.zero_from && j < filter_.zero_to) ? 1 : 0); }
+
+  int pits_, max_seeds_;
+  IndexFilter filter_;
+  std::vector<Index> counts_;  // C(j, m, z), j in [0, P]
+  std::vector<Index> table_;   // T(j, m, v, z), v in [0, m+1]
+};
+
+// The index of one class of one variant: maps positions of the class to [0, size).
+class ClassIndex {
+ public:
+  ClassIndex(const Variant& v, const ClassKey& key);
+
+  const ClassKey& key() const { return key_; }
+  Index size() const { return size_; }
+  int live_pits() const { return static_cast<int>(live_.size()); }
+
+  // Precondition: class_of(p) == key() and p is allowed by the filter.
+  Index rank(const Position& p) const {
+    Seeds x[kMaxPits];
+    for (std::size_t i = 0; i < live_.size(); ++i) x[i] = p.pits[static_cast<std::size_t>(live_[i])];
+    return dist_->rank(x, key_.seeds);
+  }
+  bool contains(const Position& p) const;  // in this class and allowed by the filter
+  Position unrank(Index r) const {
+    Position p = skeleton_;
+    Seeds x[kMaxPits];
+    dist_->unrank(r, key_.seeds, x);
+    for (std::size_t i = 0; i < live_.size(); ++i) p.pits[static_cast<std::size_t>(live_[i])] = x[i];
+    return p;
+  }
+
+ private:
+  ClassKey key_;
+  Position skeleton_;
+  std::vector<int> live_;
+  std::shared_ptr<const DistributionIndex> dist_;
+  Index size_ = 0;
+  int pits_ = 0;
+  const Variant* variant_ = nullptr;
+};
+
+// Shared rank tables (one per number of live pits and filter), built on first use.
+std::shared_ptr<const DistributionIndex> distribution_index(int pits, IndexFilter filter);
+
+}  // namespace mancala

@@ -1,0 +1,89 @@
+#include "mancala/index.h"
+
+#include <cassert>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+namespace mancala {
+
+DistributionIndex::DistributionIndex(int pits, int max_seeds, IndexFilter filter)
+    : pits_(pits), max_seeds_(max_seeds), filter_(filter) {
+  const std::size_t M = static_cast<std::size_t>(max_seeds) + 1;
+  counts_.assign(static_cast<std::size_t>(pits + 1) * M * 2, 0);
+  table_.assign(static_cast<std::size_t>(pits + 1) * M * (M + 1) * 2, 0);
+  auto C = [&](int j, int m, int z) -> Index& { return counts_[((static_cast<std::size_t>(j) * M) + static_cast<std::size_t>(m)) * 2 + static_cast<std::size_t>(z)]; };
+  // Past the last pit: one (empty) way if no seeds are left and the filter is met.
+  for (int z = 0; z < 2; ++z) C(pits, 0, z) = (!filter.active() || z) ? 1 : 0;
+  for (int j = pits - 1; j >= 0; --j)
+    for (int m = 0; m <= max_seeds; ++m)
+      for (int z = 0; z < 2; ++z) {
+        Index total = 0;
+        for (int x = 0; x <= m; ++x) {
+          const std::size_t at = (((static_cast<std::size_t>(j) * M + static_cast<std::size_t>(m)) * (M + 1)) + static_cast<std::size_t>(x)) * 2 + static_cast<std::size_t>(z);
+          table_[at] = total;
+          total += C(j + 1, m - x, next_z(j, x, z));
+        }
+        table_[(((static_cast<std::size_t>(j) * M + static_cast<std::size_t>(m)) * (M + 1)) + static_cast<std::size_t>(m + 1)) * 2 + static_cast<std::size_t>(z)] = total;
+        C(j, m, z) = total;
+      }
+}
+
+Index DistributionIndex::rank(const Seeds* x, int n) const {
+  Index r = 0;
+  int m = n, z = 0;
+  for (int j = 0; j < pits_ - 1; ++j) {
+    r += t(j, m, x[j], z);
+    z = next_z(j, x[j], z);
+    m -= x[j];
+  }
+  return r;
+}
+
+void DistributionIndex::unrank(Index r, int n, Seeds* x) const {
+  int m = n, z = 0;
+  for (int j = 0; j < pits_ - 1; ++j) {
+    // Largest v with T[j][m][v][z] <= r (and a non-empty block of completions).
+    int v = 0;
+    while (v < m && t(j, m, v + 1, z) <= r) ++v;
+    r -= t(j, m, v, z);
+    x[j] = static_cast<Seeds>(v);
+    z = next_z(j, v, z);
+    m -= v;
+  }
+  if (pits_ > 0) x[pits_ - 1] = static_cast<Seeds>(m);
+}
+
+bool DistributionIndex::allowed(const Seeds* x) const {
+  if (!filter_.active()) return true;
+  for (int j = filter_.zero_from; j < filter_.zero_to && j < pits_; ++j)
+    if (x[j] == 0) return true;
+  return false;
+}
+
+std::shared_ptr<const DistributionIndex> distribution_index(int pits, IndexFilter filter) {
+  static std::mutex mu;
+  static std::map<std::tuple<int, int, int>, std::shared_ptr<const DistributionIndex>> cache;
+  constexpr int kMaxSeedsIndexed = 80;
+  std::lock_guard lock(mu);
+  auto& slot = cache[{pits, filter.zero_from, filter.zero_to}];
+  if (!slot) slot = std::make_shared<DistributionIndex>(pits, kMaxSeedsIndexed, filter);
+  return slot;
+}
+
+ClassIndex::ClassIndex(const Variant& v, const ClassKey& key)
+    : key_(key), skeleton_(skeleton_of(key, v.pits())), pits_(v.pits()), variant_(&v) {
+  for (int i = 0; i < pits_; ++i)
+    if (skeleton_.marks[static_cast<std::size_t>(i)] == Mark::None) live_.push_back(i);
+  dist_ = distribution_index(static_cast<int>(live_.size()), v.index_filter(key));
+  size_ = dist_->count(key.seeds);
+}
+
+bool ClassIndex::contains(const Position& p) const {
+  if (!(variant_->class_of(p) == key_)) return false;
+  Seeds x[kMaxPits];
+  for (std::size_t i = 0; i < live_.size(); ++i) x[i] = p.pits[static_cast<std::size_t>(live_[i])];
+  return dist_->allowed(x);
+}
+
+}  // namespace mancala

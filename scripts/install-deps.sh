@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs every Debian package the project needs (build, tests, MPI, plots).
+# Idempotent: packages already present are left alone.
+set -euo pipefail
+pkgs=(build-essential cmake pkg-config git
+      libtbb-dev libzstd-dev libboost-dev libboost-serialization-dev
+      libboost-mpi-dev libopenmpi-dev openmpi-bin
+      libgtest-dev libgmock-dev libbenchmark-dev
+      python3 python3-matplotlib time)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -qq
+  $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

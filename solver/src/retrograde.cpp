@@ -1,0 +1,1 @@
+// Retrograde analysis (issue 3).

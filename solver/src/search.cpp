@@ -1,0 +1,1 @@
+// Search over the tables (issue 6).

@@ -1,0 +1,1 @@
+// c_api (issue 3)

@@ -1,0 +1,1 @@
+// format (issue 3)

@@ -1,0 +1,1 @@
+// generate (issue 3)

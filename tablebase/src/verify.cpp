@@ -1,0 +1,1 @@
+// verify (issue 3)

@@ -1,0 +1,153 @@
+// Sub-commands about the rules alone: variants, moves, perft, count, bench.
+#include <chrono>
+#include <cstdio>
+
+#include "commands.h"
+#include "mancala/index.h"
+#include "mancala/perft.h"
+
+namespace mancala::cli {
+
+namespace {
+
+// VARIANT [PITS SIDE [FLAGS]] or a whole position; the start position by default.
+ParsedPosition position_from_words(const std::vector<std::string>& w, std::size_t from, std::size_t to) {
+  const VariantPtr v = variant_or_throw(w.at(from));
+  if (to - from == 1) return ParsedPosition{v, v->start(), Side::South};
+  return position_or_throw(v, std::vector<std::string>(w.begin() + static_cast<long>(from) + 1, w.begin() + static_cast<long>(to)));
+}
+
+}  // namespace
+
+int cmd_variants(Args& a) {
+  if (a.help()) {
+    std::printf("usage: mancala-tb variants\n\nLists every variant with its parameters and an example.\n");
+    return 0;
+  }
+  a.rest();
+  for (const auto& d : variant_docs())
+    std::printf("%-14s %-20s e.g. %-16s %s\n", d.name.c_str(), d.parameters.empty() ? "-" : d.parameters.c_str(),
+                d.example.c_str(), d.summary.c_str());
+  return 0;
+}
+
+int cmd_moves(Args& a) {
+  if (a.help()) {
+    std::printf(
+        "usage: mancala-tb moves VARIANT [PITS SIDE [FLAGS]]\n\n"
+        "Every legal turn of the position (default: the start) with the position after it\n"
+        "and what each player gained, in the format of spec/EXAMPLES.md.\n");
+    return 0;
+  }
+  const auto w = a.rest();
+  if (w.empty()) throw UsageError("moves needs a variant (see --help)");
+  const ParsedPosition pp = position_from_words(w, 0, w.size());
+  std::vector<Child> kids;
+  pp.variant->children(pp.position, kids);
+  std::printf("%s\n", format_position(*pp.variant, pp.position, pp.side).c_str());
+  if (kids.empty())
+    std::printf("  game over: value %d for the side to move\n", pp.variant->terminal_value(pp.position));
+  for (const Child& c : kids) {
+    const Side next_side = c.same_side ? pp.side : opposite(pp.side);
+    const std::string after = c.game_over ? "(game over)" : format_position(*pp.variant, c.next, next_side);
+    std::printf("  move %-14s -> %s    gains: mover %d, opponent %d\n", pp.variant->move_name(c.move).c_str(),
+                after.c_str(), c.gain_mover, c.gain_opponent);
+  }
+  return 0;
+}
+
+int cmd_perft(Args& a) {
+  if (a.help()) {
+    std::printf(
+        "usage: mancala-tb perft VARIANT [PITS SIDE [FLAGS]] DEPTH\n\n"
+        "Number of move sequences of DEPTH turns from the position (default: the start),\n"
+        "each distinct turn counted once; prints one line per depth 1..DEPTH.\n"
+        "example: mancala-tb perft oware 6\n");
+    return 0;
+  }
+  const auto w = a.rest();
+  if (w.size() < 2) throw UsageError("perft needs a variant and a depth (see --help)");
+  int depth = 0;
+  try {
+    std::size_t used = 0;
+    depth = std::stoi(w.back(), &used);
+    if (used != w.back().size()) throw 0;
+  } catch (...) {
+    throw UsageError("depth must be a whole number, got '" + w.back() + "'");
+  }
+  if (depth < 0 || depth > 40) throw UsageError("depth must be between 0 and 40");
+  const ParsedPosition pp = position_from_words(w, 0, w.size() - 1);
+  for (int d = 1; d <= depth; ++d) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::uint64_t n = perft(*pp.variant, pp.position, d);
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("depth %2d  %15llu  (%.3f s)\n", d, static_cast<unsigned long long>(n), s);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+int cmd_count(Args& a) {
+  if (a.help()) {
+    std::printf(
+        "usage: mancala-tb count VARIANT SEEDS\n\n"
+        "Lists the classes (irreversible state, seeds in play) with up to SEEDS seeds in\n"
+        "play in solving order, with the number of indexed positions of each and the total.\n");
+    return 0;
+  }
+  const auto w = a.rest();
+  if (w.size() != 2) throw UsageError("count needs VARIANT SEEDS (see --help)");
+  const VariantPtr v = variant_or_throw(w[0]);
+  int seeds = -1;
+  try {
+    std::size_t used = 0;
+    seeds = std::stoi(w[1], &used);
+    if (used != w[1].size()) seeds = -1;
+  } catch (...) {
+  }
+  if (seeds < 0 || seeds > v->total_seeds())
+    throw UsageError("SEEDS must be a number from 0 to " + std::to_string(v->total_seeds()) + " for " + v->name() + ", got '" + w[1] + "'");
+  Index total = 0;
+  for (const ClassKey& k : v->classes(seeds)) {
+    const ClassIndex idx(*v, k);
+    total += idx.size();
+    std::printf("class %-24s %15llu\n", to_string(k, v->pits()).c_str(), static_cast<unsigned long long>(idx.size()));
+  }
+  std::printf("total %-24s %15llu\n", "", static_cast<unsigned long long>(total));
+  return 0;
+}
+
+int cmd_bench(Args& a) {
+  if (a.help()) {
+    std::printf(
+        "usage: mancala-tb bench [VARIANT...] [--positions N]\n\n"
+        "Turn generation speed: generates every turn of N indexed positions per variant\n"
+        "(default 2,000,000, spread over classes of 8..20 seeds) and prints turns per second.\n");
+    return 0;
+  }
+  const int n = a.int_option("positions", 2000000, 1000, 1000000000);
+  auto w = a.rest();
+  if (w.empty()) w = {"djenon-aboure", "oware", "kalah:6:empty", "kotu-baendum", "cenne:7:7", "enkeshui:8", "imbelece"};
+  for (const auto& spec : w) {
+    const VariantPtr v = variant_or_throw(spec);
+    std::uint64_t turns = 0, positions = 0;
+    std::vector<Child> kids;
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int seeds = 8; seeds <= 20 && positions < static_cast<std::uint64_t>(n); ++seeds) {
+      const ClassIndex idx(*v, ClassKey{0, seeds});
+      const Index step = std::max<Index>(1, idx.size() / static_cast<Index>(n / 13 + 1));
+      for (Index r = 0; r < idx.size() && positions < static_cast<std::uint64_t>(n); r += step) {
+        v->children(idx.unrank(r), kids);
+        turns += kids.size();
+        ++positions;
+      }
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("%-16s %10llu positions %11llu turns %8.2f s %12.0f turns/s %12.0f positions/s\n", v->name().c_str(),
+                static_cast<unsigned long long>(positions), static_cast<unsigned long long>(turns), s,
+                static_cast<double>(turns) / s, static_cast<double>(positions) / s);
+  }
+  return 0;
+}
+
+}  // namespace mancala::cli

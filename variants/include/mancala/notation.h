@@ -1,0 +1,31 @@
+// Position notation of DESIGN.md:  VARIANT PITS SIDE [FLAGS]
+//   djenon-aboure 4,4,4,4,4,4/4,4,4,4,4,4 S
+//   kotu-baendum 0,1,1,0,0,0,0/0S,1,0,2,1,0,1 N
+//   cenne:7:7 3,3,3,3,3,3,3/3,3,3,3,3,3,3 N atappe
+#pragma once
+
+#include <expected>
+#include <string>
+#include <string_view>
+
+#include "mancala/variant.h"
+
+namespace mancala {
+
+struct ParsedPosition {
+  VariantPtr variant;
+  Position position;  // normalised: side to move as South
+  Side side = Side::South;  // the side to move as written
+};
+
+// Parses a whole position; every malformed input gives one error message.
+std::expected<ParsedPosition, std::string> parse_position(std::string_view text);
+// Parses PITS SIDE [FLAGS] for a known variant.
+std::expected<ParsedPosition, std::string> parse_position(const VariantPtr& v, std::string_view rest);
+
+// Writes a normalised position as seen with `side` to move.
+std::string format_position(const Variant& v, const Position& normalised, Side side);
+// Only the PITS part (absolute orientation).
+std::string format_pits(const Variant& v, const Position& absolute);
+
+}  // namespace mancala

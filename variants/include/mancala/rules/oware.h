@@ -1,0 +1,28 @@
+// Oware / Awari with Romein & Bal's rules (RULES.md section 6).
+#pragma once
+
+#include "mancala/variant.h"
+
+namespace mancala {
+
+class Oware final : public Variant {
+ public:
+  static constexpr int kPits = 12;
+  static constexpr int kRow = 6;
+
+  VariantId id() const override { return VariantId::Oware; }
+  std::string name() const override { return "oware"; }
+  int pits() const override { return kPits; }
+  int total_seeds() const override { return 48; }
+  Position start(int per_pit = 0) const override;
+  void children(const Position& p, std::vector<Child>& out) const override;
+  Value terminal_value(const Position& p) const override;
+  // Reachable positions: the side that just moved (North, after the turn round)
+  // has at least one empty pit (the start position excepted).
+  IndexFilter index_filter(const ClassKey&) const override { return {kRow, kPits}; }
+
+  // Sows South's pit `pit` (non-empty) and captures; returns the capture.
+  static int play(Position& p, int pit);
+};
+
+}  // namespace mancala

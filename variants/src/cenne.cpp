@@ -1,0 +1,17 @@
+// STUB: rules not implemented yet (see issues 4 and 5).
+#include "mancala/rules/cenne.h"
+
+namespace mancala {
+
+Position Cenne::start(int per_pit) const {
+  Position p;
+  for (int i = 0; i < pits(); ++i) p.pits[static_cast<std::size_t>(i)] = static_cast<Seeds>(per_pit ? per_pit : 4);
+  return p;
+}
+void Cenne::children(const Position&, std::vector<Child>& out) const { out.clear(); }
+Value Cenne::terminal_value(const Position&) const { return 0; }
+Position Cenne::rotate(const Position& p) const { return Variant::rotate(p); }
+std::string Cenne::check(const Position& p) const { return Variant::check(p); }
+std::vector<ClassKey> Cenne::classes(int n) const { return Variant::classes(n); }
+
+}  // namespace mancala

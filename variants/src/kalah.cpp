@@ -1,0 +1,68 @@
+#include "mancala/rules/kalah.h"
+
+namespace mancala {
+
+std::string Kalah::name() const {
+  return "kalah:" + std::to_string(m_) + (capture_ == Capture::Empty ? ":empty" : ":standard");
+}
+
+Position Kalah::start(int per_pit) const {
+  Position p;
+  for (int i = 0; i < 2 * m_; ++i) p.pits[static_cast<std::size_t>(i)] = static_cast<Seeds>(per_pit ? per_pit : 4);
+  return p;
+}
+
+// Sowing circuit for South: pits 0..m-1, South's store (position m in the circuit
+// below), North's pits m..2m-1; North's store is skipped. Circuit step c in
+// [0, 2m+1): c < m -> pit c, c == m -> store, c > m -> pit c-1.
+void Kalah::children(const Position& p, std::vector<Child>& out) const {
+  out.clear();
+  const int m = m_;
+  const int n = 2 * m;
+  if (p.seeds_in(0, m) == 0 || p.seeds_in(m, n) == 0) return;  // game over
+  for (int i = 0; i < m; ++i) {
+    int s = p.pits[static_cast<std::size_t>(i)];
+    if (s == 0) continue;
+    Child c;
+    c.move = Move::sow(i);
+    Position q = p;
+    auto& b = q.pits;
+    b[static_cast<std::size_t>(i)] = 0;
+    int step = i;
+    int store = 0;
+    while (s > 0) {
+      step = (step + 1) % (n + 1);
+      if (step == m) ++store;
+      else ++b[static_cast<std::size_t>(step < m ? step : step - 1)];
+      --s;
+    }
+    int gain = store;
+    bool again = step == m;
+    if (!again && step < m && b[static_cast<std::size_t>(step)] == 1) {
+      const int facing = n - 1 - step;
+      const int f = b[static_cast<std::size_t>(facing)];
+      if (f > 0 || capture_ == Capture::Empty) {
+        gain += f + 1;
+        b[static_cast<std::size_t>(facing)] = 0;
+        b[static_cast<std::size_t>(step)] = 0;
+      }
+    }
+    // If either side is now empty the game is over: the child is terminal and its
+    // terminal_value shares out the seeds (each side takes its own).
+    c.gain_mover = static_cast<std::int16_t>(gain);
+    if (again) {
+      c.same_side = true;
+      c.next = q;
+    } else {
+      c.next = rotate(q);
+    }
+    out.push_back(c);
+  }
+}
+
+// A position with one side empty: the game is over, each side takes its own seeds.
+Value Kalah::terminal_value(const Position& p) const {
+  return static_cast<Value>(p.seeds_in(0, m_) - p.seeds_in(m_, 2 * m_));
+}
+
+}  // namespace mancala

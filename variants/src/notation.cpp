@@ -1,0 +1,141 @@
+#include "mancala/notation.h"
+
+#include <charconv>
+#include <sstream>
+#include <vector>
+
+namespace mancala {
+
+namespace {
+
+std::vector<std::string> words(std::string_view s) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : s) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+      if (!cur.empty()) out.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(std::move(cur));
+  return out;
+}
+
+std::expected<std::vector<std::string_view>, std::string> cells(std::string_view half) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  for (;;) {
+    const std::size_t at = half.find(',', start);
+    out.push_back(half.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
+    if (at == std::string_view::npos) break;
+    start = at + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::expected<ParsedPosition, std::string> parse_position(std::string_view text) {
+  const auto w = words(text);
+  if (w.empty()) return std::unexpected("empty position (expected: VARIANT PITS SIDE [FLAGS])");
+  auto v = make_variant(w[0]);
+  if (!v) return std::unexpected(v.error());
+  const std::size_t at = text.find(w[0]) + w[0].size();
+  return parse_position(*v, text.substr(at));
+}
+
+std::expected<ParsedPosition, std::string> parse_position(const VariantPtr& v, std::string_view rest) {
+  const auto w = words(rest);
+  const std::string who = v->name();
+  if (w.size() < 2) return std::unexpected(who + ": expected PITS SIDE [FLAGS] after the variant, e.g. '" + format_position(*v, v->start(), Side::South) + "'");
+  // Flags first: they can change the board's geometry (none do today but Cenne's flip).
+  Position p;
+  Side side;
+  if (w[1] == "S") side = Side::South;
+  else if (w[1] == "N") side = Side::North;
+  else return std::unexpected(who + ": side to move must be S or N, got '" + w[1] + "'");
+  int jeppe = -1;
+  for (std::size_t i = 2; i < w.size(); ++i) {
+    const std::string& f = w[i];
+    if (f == "first") p.flags |= kFirstMove;
+    else if (f == "atappe") p.flags |= kAtappe;
+    else if (f.rfind("jeppe=", 0) == 0) {
+      int j = -1;
+      const char* b = f.data() + 6;
+      const auto [ptr, ec] = std::from_chars(b, f.data() + f.size(), j);
+      if (ec != std::errc() || ptr != f.data() + f.size() || j < 0 || j >= v->pits())
+        return std::unexpected(who + ": jeppe must name a pit 0.." + std::to_string(v->pits() - 1) + ", got '" + f + "'");
+      jeppe = j;
+    } else {
+      return std::unexpected(who + ": unknown flag '" + f + "' (known: first, atappe, jeppe=P)");
+    }
+  }
+  // PITS, as written: South's half first in circuit order from pit 0.
+  const std::string& pits = w[0];
+  const std::size_t slash = pits.find('/');
+  if (slash == std::string::npos || pits.find('/', slash + 1) != std::string::npos)
+    return std::unexpected(who + ": pits must be two halves separated by one '/', got '" + pits + "'");
+  Position absolute;  // South-at-bottom orientation as written
+  const int south_n = v->south_pits(absolute);
+  const int total_n = v->pits();
+  const std::string_view halves[2] = {std::string_view(pits).substr(0, slash), std::string_view(pits).substr(slash + 1)};
+  const int want[2] = {south_n, total_n - south_n};
+  int idx = 0;
+  for (int h = 0; h < 2; ++h) {
+    const auto c = *cells(halves[h]);
+    if (static_cast<int>(c.size()) != want[h])
+      return std::unexpected(who + ": " + (h == 0 ? "South" : "North") + "'s half must list " + std::to_string(want[h]) +
+                             " pits, got " + std::to_string(c.size()) + " in '" + std::string(halves[h]) + "'");
+    for (std::string_view cell : c) {
+      Mark mark = Mark::None;
+      if (!cell.empty() && (cell.back() == 'S' || cell.back() == 'N' || cell.back() == 'x')) {
+        mark = cell.back() == 'S' ? Mark::South : cell.back() == 'N' ? Mark::North : Mark::Closed;
+        cell.remove_suffix(1);
+      }
+      int n = 0;
+      const auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), n);
+      if (cell.empty() || ec != std::errc() || ptr != cell.data() + cell.size())
+        return std::unexpected(who + ": pit " + std::to_string(idx) + " must be a number of seeds (optionally with suffix S, N or x), got '" + std::string(cell) + "'");
+      if (n < 0 || n > 255) return std::unexpected(who + ": pit " + std::to_string(idx) + " holds an impossible number of seeds (" + std::to_string(n) + ")");
+      absolute.pits[static_cast<std::size_t>(idx)] = static_cast<Seeds>(n);
+      absolute.marks[static_cast<std::size_t>(idx)] = mark;
+      ++idx;
+    }
+  }
+  absolute.flags = p.flags;
+  absolute.jeppe = static_cast<std::int8_t>(jeppe);
+  if (std::string err = v->check(absolute); !err.empty()) return std::unexpected(who + ": " + err);
+  ParsedPosition out;
+  out.variant = v;
+  out.side = side;
+  out.position = side == Side::South ? absolute : v->rotate(absolute);
+  return out;
+}
+
+std::string format_pits(const Variant& v, const Position& a) {
+  std::string s;
+  const int south_n = v.south_pits(a);
+  for (int i = 0; i < v.pits(); ++i) {
+    if (i == south_n) s += '/';
+    else if (i > 0) s += ',';
+    const auto u = static_cast<std::size_t>(i);
+    s += std::to_string(a.pits[u]);
+    if (a.marks[u] == Mark::South) s += 'S';
+    else if (a.marks[u] == Mark::North) s += 'N';
+    else if (a.marks[u] == Mark::Closed) s += 'x';
+  }
+  return s;
+}
+
+std::string format_position(const Variant& v, const Position& normalised, Side side) {
+  const Position a = side == Side::South ? normalised : v.rotate(normalised);
+  std::string s = v.name() + " " + format_pits(v, a) + " " + side_char(side);
+  if (a.flags & kFirstMove) s += " first";
+  if (a.flags & kAtappe) s += " atappe";
+  if (a.jeppe >= 0) s += " jeppe=" + std::to_string(a.jeppe);
+  return s;
+}
+
+}  // namespace mancala

@@ -1,0 +1,62 @@
+#include "mancala/rules/oware.h"
+
+namespace mancala {
+
+Position Oware::start(int per_pit) const {
+  Position p;
+  for (int i = 0; i < kPits; ++i) p.pits[static_cast<std::size_t>(i)] = static_cast<Seeds>(per_pit ? per_pit : 4);
+  return p;
+}
+
+// Single lap; a lap of 12 or more seeds skips its start pit. The last seed making an
+// opponent pit 2 or 3 captures it and the run of 2s and 3s before it in his row.
+int Oware::play(Position& p, int pit) {
+  auto& b = p.pits;
+  int s = b[static_cast<std::size_t>(pit)];
+  b[static_cast<std::size_t>(pit)] = 0;
+  int q = pit;
+  while (s > 0) {
+    q = (q + 1) % kPits;
+    if (q == pit) continue;
+    ++b[static_cast<std::size_t>(q)];
+    --s;
+  }
+  int gain = 0;
+  while (q >= kRow) {
+    const int c = b[static_cast<std::size_t>(q)];
+    if (c != 2 && c != 3) break;
+    gain += c;
+    b[static_cast<std::size_t>(q)] = 0;
+    --q;
+  }
+  return gain;
+}
+
+void Oware::children(const Position& p, std::vector<Child>& out) const {
+  out.clear();
+  // Grand slam / feeding rule: moves that leave North empty are legal only if all are.
+  bool any_feeds = false;
+  for (int i = 0; i < kRow; ++i) {
+    if (p.pits[static_cast<std::size_t>(i)] == 0) continue;
+    Child c;
+    c.move = Move::sow(i);
+    c.next = p;
+    c.gain_mover = static_cast<std::int16_t>(play(c.next, i));
+    const bool feeds = c.next.seeds_in(kRow, kPits) > 0;
+    if (feeds && !any_feeds) {
+      out.clear();
+      any_feeds = true;
+    }
+    if (feeds || !any_feeds) {
+      c.next = rotate(c.next);
+      out.push_back(c);
+    }
+  }
+}
+
+// The side to move has no seeds: the game ends, the opponent takes what is left.
+Value Oware::terminal_value(const Position& p) const {
+  return static_cast<Value>(p.seeds_in(0, kRow) - p.seeds_in(kRow, kPits));
+}
+
+}  // namespace mancala
