@@ -13,4 +13,5 @@ int cmd_probe(Args&);
 int cmd_verify(Args&);
 int cmd_info(Args&);
 int cmd_solve(Args&);
+int cmd_play(Args&);
 }  // namespace mancala::cli

@@ -27,6 +27,7 @@ const Command kCommands[] = {
     {"verify", "re-derive every value of a table set from its children; check checksums", mancala::cli::cmd_verify},
     {"info", "what tables a folder holds", mancala::cli::cmd_info},
     {"solve", "perfect-play value of a position by search over the tables", mancala::cli::cmd_solve},
+    {"play", "play a whole game or Cenne match with the rules engine", mancala::cli::cmd_play},
     {"bench", "turn generation speed per variant", mancala::cli::cmd_bench},
 };
 

@@ -9,6 +9,7 @@ set(CMAKE_DEPENDS_LANGUAGES
 # The set of dependency files which are needed:
 set(CMAKE_DEPENDS_DEPENDENCY_FILES
   "/work/main/tools/mancala-tb/cli.cpp" "tools/CMakeFiles/mancala-tb.dir/mancala-tb/cli.cpp.o" "gcc" "tools/CMakeFiles/mancala-tb.dir/mancala-tb/cli.cpp.o.d"
+  "/work/main/tools/mancala-tb/cmd_play.cpp" "tools/CMakeFiles/mancala-tb.dir/mancala-tb/cmd_play.cpp.o" "gcc" "tools/CMakeFiles/mancala-tb.dir/mancala-tb/cmd_play.cpp.o.d"
   "/work/main/tools/mancala-tb/cmd_rules.cpp" "tools/CMakeFiles/mancala-tb.dir/mancala-tb/cmd_rules.cpp.o" "gcc" "tools/CMakeFiles/mancala-tb.dir/mancala-tb/cmd_rules.cpp.o.d"
   "/work/main/tools/mancala-tb/cmd_solve.cpp" "tools/CMakeFiles/mancala-tb.dir/mancala-tb/cmd_solve.cpp.o" "gcc" "tools/CMakeFiles/mancala-tb.dir/mancala-tb/cmd_solve.cpp.o.d"
   "/work/main/tools/mancala-tb/cmd_tables.cpp" "tools/CMakeFiles/mancala-tb.dir/mancala-tb/cmd_tables.cpp.o" "gcc" "tools/CMakeFiles/mancala-tb.dir/mancala-tb/cmd_tables.cpp.o.d"

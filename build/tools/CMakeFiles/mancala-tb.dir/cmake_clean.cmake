@@ -1,6 +1,8 @@
 file(REMOVE_RECURSE
   "CMakeFiles/mancala-tb.dir/mancala-tb/cli.cpp.o"
   "CMakeFiles/mancala-tb.dir/mancala-tb/cli.cpp.o.d"
+  "CMakeFiles/mancala-tb.dir/mancala-tb/cmd_play.cpp.o"
+  "CMakeFiles/mancala-tb.dir/mancala-tb/cmd_play.cpp.o.d"
   "CMakeFiles/mancala-tb.dir/mancala-tb/cmd_rules.cpp.o"
   "CMakeFiles/mancala-tb.dir/mancala-tb/cmd_rules.cpp.o.d"
   "CMakeFiles/mancala-tb.dir/mancala-tb/cmd_solve.cpp.o"
