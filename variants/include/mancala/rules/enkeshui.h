@@ -1,6 +1,23 @@
 // Enkeshui (RULES.md section 4): 2 x K (8, 10, 12), 48 seeds, bulls, capture of the
 // facing pit in the first lap, direction privilege.
+//
+// Board: South's row is pits 0..K-1, North's row K..2K-1 (circuit order); pit i faces
+// 2K-1-i. A bull is a pit marked Mark::South / Mark::North: it holds no live seeds,
+// every seed sown into it is credited at once to its owner (gain_mover or
+// gain_opponent) and leaves play; a turn never starts from a bull.
+//
+// Direction privilege: once a lap of the turn has dropped a seed into every pit of the
+// opponent's row, each later lap is sown clockwise or counterclockwise at the mover's
+// choice. A move is the start pit plus those choices ("2:cw,ccw"). The turns of a start
+// pit are found by a depth-first search over the choices, counterclockwise first; a
+// choice path whose lap-start state (board, lap pit, privilege, first-lap flag) repeats
+// is endless there and is cut. Choice paths that end in the same (position, gains) are
+// one move: the first in that search order (lexicographic, ccw < cw) is kept.
 #pragma once
+
+#include <array>
+#include <cstdint>
+#include <vector>
 
 #include "mancala/variant.h"
 
@@ -20,8 +37,40 @@ class Enkeshui final : public Variant {
   std::string check(const Position& p) const override;
 
   int row() const { return k_; }
+  bool layout_b() const { return layout_b_; }
+
+  // Fewest seeds that must have left play for `bulls` bulls to exist: a bull made
+  // alone takes 4 seeds, a pair made by the 2-and-3 rule takes 7.
+  static int seeds_taken_by_bulls(int bulls) { return (bulls / 2) * 7 + (bulls % 2) * 4; }
 
  private:
+  // State at the start of a lap of one turn (South moving).
+  struct Lap {
+    Position board;
+    int pit = 0;              // the lap lifts this pit
+    int gain_mover = 0;
+    int gain_opponent = 0;
+    bool first = true;        // the turn's first lap (captures possible)
+    bool privilege = false;   // the mover chooses this lap's direction
+    Move move;                // start pit and the choices made so far
+  };
+  // What a lap-start state is compared by along a choice path.
+  struct PathKey {
+    std::uint64_t hash;
+    std::array<Seeds, kMaxPits> pits;
+    std::array<Mark, kMaxPits> marks;
+    std::int8_t pit;
+    std::uint8_t bits;  // first | privilege << 1
+  };
+
+  // Sows one lap of `lap` in direction `cw` and applies the end of lap. Returns true
+  // if the turn goes on (`lap` is then the next lap's start), false if it ended.
+  bool sow_lap(Lap& lap, bool cw) const;
+  // Every turn that goes on from `lap`; appends them to `out`, skipping results
+  // already in out[pit_begin, end) (the same start pit).
+  void explore(Lap lap, std::vector<PathKey>& path, std::vector<Child>& out, std::size_t pit_begin) const;
+  PathKey key_of(const Lap& lap) const;
+
   int k_;
   bool layout_b_;
 };
