@@ -1,16 +1,170 @@
-// STUB: rules not implemented yet (see issues 4 and 5).
 #include "mancala/rules/kotu_baendum.h"
+
+#include <algorithm>
+
+#include "mancala/rules/sowing.h"
 
 namespace mancala {
 
+namespace {
+
+constexpr int kEndHoles[4] = {0, 6, 7, 13};
+
+std::size_t u(int i) { return static_cast<std::size_t>(i); }
+
+}  // namespace
+
 Position KotuBaendum::start(int per_pit) const {
   Position p;
-  for (int i = 0; i < pits(); ++i) p.pits[static_cast<std::size_t>(i)] = static_cast<Seeds>(per_pit ? per_pit : 4);
+  for (int i = 0; i < kPits; ++i) p.pits[u(i)] = static_cast<Seeds>(per_pit ? per_pit : 4);
+  p.flags = kFirstMove;
   return p;
 }
-void KotuBaendum::children(const Position&, std::vector<Child>& out) const { out.clear(); }
-Value KotuBaendum::terminal_value(const Position&) const { return 0; }
-std::string KotuBaendum::check(const Position& p) const { return Variant::check(p); }
-std::vector<ClassKey> KotuBaendum::classes(int n) const { return Variant::classes(n); }
+
+Position KotuBaendum::mirror(const Position& p) {
+  Position m = p;
+  for (int i = 0; i < kPits; ++i) {
+    m.pits[u(mirror_pit(i))] = p.pits[u(i)];
+    m.marks[u(mirror_pit(i))] = p.marks[u(i)];
+  }
+  return m;
+}
+
+// A lap from `pit`: lift its seeds, drop one per pit counterclockwise. A seed that
+// would land on an untied pit holding exactly 3 passes it by unless it is the last in
+// hand; a seed dropped on a tie leaves play to the tie's owner. End of the lap, by
+// the pit q of the last seed:
+//   q tied              -> the turn ends
+//   q held 3 (now 4)    -> capture 4; an end hole becomes tied by the mover; the turn ends
+//   q held 0 (now 1)    -> the turn ends
+//   otherwise           -> relay from q
+// Endless: a lap-start state (board, marks, pit) repeats, or a seed that is not the
+// last passes every pit (all untied pits hold 3 and there is no tie).
+bool KotuBaendum::play(Position& p, int pit, int& gain_south, int& gain_north) {
+  EndlessTurnDetector guard;
+  auto& b = p.pits;
+  for (;;) {
+    if (guard.repeats(p, pit)) return false;
+    int hand = b[u(pit)];
+    b[u(pit)] = 0;
+    int q = pit;
+    int passed = 0;
+    while (hand > 0) {
+      q = (q + 1) % kPits;
+      const Mark m = p.marks[u(q)];
+      if (m == Mark::South || m == Mark::North) {
+        (m == Mark::South ? gain_south : gain_north) += 1;
+        --hand;
+        passed = 0;
+        if (hand == 0) return true;  // sits down in a tie
+        continue;
+      }
+      if (b[u(q)] == 3 && hand > 1) {
+        if (++passed >= kPits) return false;  // nowhere to put a seed
+        continue;
+      }
+      passed = 0;
+      ++b[u(q)];
+      --hand;
+    }
+    const int before = b[u(q)] - 1;
+    if (before == 0) return true;
+    if (before == 3) {
+      gain_south += 4;
+      b[u(q)] = 0;
+      if (is_end_hole(q)) p.marks[u(q)] = Mark::South;
+      return true;
+    }
+    pit = q;  // relay
+  }
+}
+
+void KotuBaendum::children(const Position& p, std::vector<Child>& out) const {
+  out.clear();
+  auto add = [&](const Position& board, int pit, Move move) {
+    Child c;
+    c.next = board;
+    c.next.flags = 0;
+    int gain_south = 0, gain_north = 0;
+    if (!play(c.next, pit, gain_south, gain_north)) return;  // endless: not a move
+    c.move = move;
+    c.gain_mover = static_cast<std::int16_t>(gain_south);
+    c.gain_opponent = static_cast<std::int16_t>(gain_north);
+    c.next = rotate(c.next);
+    out.push_back(c);
+  };
+  const auto playable = [&](int i) { return p.pits[u(i)] > 0 && p.marks[u(i)] == Mark::None; };
+  if (p.flags & kFirstMove) {
+    // Only the end holes 0 and 6, in either direction. Clockwise from j is
+    // counterclockwise from mirror_pit(j) on the mirrored board (see the header).
+    const Position mirrored = mirror(p);
+    for (int j : {0, kRow - 1}) {
+      if (!playable(j)) continue;
+      add(p, j, Move::sow(j));
+      add(mirrored, mirror_pit(j), Move::sow(j).with_clockwise_start());
+    }
+    return;
+  }
+  for (int i = 0; i < kRow; ++i)
+    if (playable(i)) add(p, i, Move::sow(i));
+}
+
+// No legal move: the opponent (who moved last) takes every seed in untied pits.
+Value KotuBaendum::terminal_value(const Position& p) const { return static_cast<Value>(-p.seeds_in(0, kPits)); }
+
+std::string KotuBaendum::check(const Position& p) const {
+  int total = 0;
+  bool tied = false;
+  for (int i = 0; i < kPits; ++i) {
+    const Mark m = p.marks[u(i)];
+    if (m == Mark::Closed) return "pit " + std::to_string(i) + ": kotu-baendum has no closed pits (x)";
+    if (m != Mark::None) {
+      if (!is_end_hole(i))
+        return "pit " + std::to_string(i) + " cannot be tied: only the end holes 0, 6, 7 and 13 can be";
+      if (p.pits[u(i)] != 0) return "pit " + std::to_string(i) + " is tied and must be written with 0 seeds";
+      tied = true;
+    }
+    total += p.pits[u(i)];
+  }
+  if (total > total_seeds())
+    return std::to_string(total) + " seeds on the board, but kotu-baendum is played with " + std::to_string(total_seeds());
+  if (p.flags & ~kFirstMove) return "kotu-baendum knows only the flag 'first'";
+  if ((p.flags & kFirstMove) && tied) return "'first' (the first move of the game) cannot have tied pits";
+  if (p.jeppe >= 0) return "kotu-baendum has no jeppe pit";
+  return {};
+}
+
+// 81 tie states (each end hole open, tied by South, tied by North) x seeds 0..max.
+// A move keeps or lowers the seeds in play and keeps every tie, so the order is seeds
+// ascending and, for equal seeds, more ties first. A quiet move turns the board round
+// and so maps a tie state to its rotation (0 <-> 7, 6 <-> 13, owners exchanged): the
+// two classes of a state and its rotation reach each other and are listed together
+// (the solver must treat such a pair as one class; see docs/rules-kotu-cenne.md).
+std::vector<ClassKey> KotuBaendum::classes(int max_seeds) const {
+  struct State {
+    std::uint64_t state, rotated;
+    int ties;
+  };
+  std::vector<State> states;
+  for (int code = 0; code < 81; ++code) {
+    Position s;
+    int c = code, ties = 0;
+    for (int h : kEndHoles) {
+      s.marks[u(h)] = static_cast<Mark>(c % 3);
+      ties += c % 3 != 0;
+      c /= 3;
+    }
+    states.push_back({pack_state(s, kPits), pack_state(rotate(s), kPits), ties});
+  }
+  std::sort(states.begin(), states.end(), [](const State& a, const State& b) {
+    if (a.ties != b.ties) return a.ties > b.ties;
+    const auto pa = std::min(a.state, a.rotated), pb = std::min(b.state, b.rotated);
+    return pa != pb ? pa < pb : a.state < b.state;
+  });
+  std::vector<ClassKey> out;
+  for (int n = 0; n <= max_seeds; ++n)
+    for (const State& s : states) out.push_back(ClassKey{s.state, n});
+  return out;
+}
 
 }  // namespace mancala
