@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libmancala_enumerate.a"
-)

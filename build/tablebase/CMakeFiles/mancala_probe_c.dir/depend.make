@@ -1,2 +1,0 @@
-# Empty dependencies file for mancala_probe_c.
-# This may be replaced when dependencies are built.
