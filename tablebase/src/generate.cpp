@@ -1,1 +1,107 @@
-// generate (issue 3)
+#include "mancala/generate.h"
+
+#include <chrono>
+#include <system_error>
+
+namespace mancala {
+
+namespace fs = std::filesystem;
+
+std::expected<std::shared_ptr<ClassValues>, TableError> load_class(const fs::path& file, const Variant& v,
+                                                                   const ClassKey& key) {
+  auto t = TableFile::open(file);
+  if (!t) return std::unexpected(t.error());
+  if (auto ok = (*t)->check_against(v); !ok) return std::unexpected(ok.error());
+  if (!((*t)->header().key() == key))
+    return std::unexpected(TableError{TableError::Mismatch, file.string() + ": holds another class than its name says"});
+  auto bytes = (*t)->read_all();
+  if (!bytes) return std::unexpected(bytes.error());
+  auto cls = std::make_shared<ClassValues>(ClassIndex(v, key), v.kind());
+  if (bytes->size() != cls->bytes().size())
+    return std::unexpected(TableError{TableError::Corrupt, file.string() + ": wrong number of values"});
+  cls->bytes() = std::move(*bytes);
+  return cls;
+}
+
+std::expected<GenerateReport, std::string> generate_classes(const Variant& v, const std::vector<ClassKey>& keys,
+                                                            const GenerateOptions& opt, SolvedClasses& solved) {
+  using clock = std::chrono::steady_clock;
+  const auto t0 = clock::now();
+  std::error_code ec;
+  fs::create_directories(opt.out, ec);
+  if (ec) return std::unexpected(opt.out.string() + ": cannot create folder: " + ec.message());
+  // Temporary files of a killed run are never complete: remove them.
+  for (const auto& e : fs::directory_iterator(opt.out, ec))
+    if (e.path().filename().string().find(".mtb.tmp.") != std::string::npos) fs::remove(e.path(), ec);
+
+  auto emit = [&](const GenerateEvent& e) {
+    if (opt.on_event) opt.on_event(e);
+  };
+  GenerateReport rep;
+  const int total = static_cast<int>(keys.size());
+  for (int n = 0; n < total; ++n) {
+    const ClassKey& key = keys[static_cast<std::size_t>(n)];
+    if (opt.cancel && opt.cancel->load()) return std::unexpected(std::string("cancelled"));
+    const fs::path file = opt.out / table_file_name(v.name(), key);
+    auto event = [&](GenerateEvent::Kind kind) {
+      GenerateEvent e{};
+      e.kind = kind;
+      e.key = key;
+      e.class_number = n + 1;
+      e.classes = total;
+      return e;
+    };
+    const auto tc = clock::now();
+    if (fs::exists(file, ec)) {
+      auto loaded = load_class(file, v, key);
+      if (loaded) {
+        solved.add(*loaded);
+        ++rep.classes_loaded;
+        rep.positions += (*loaded)->size();
+        rep.file_bytes += fs::file_size(file, ec);
+        GenerateEvent e = event(GenerateEvent::Loaded);
+        e.positions = (*loaded)->size();
+        emit(e);
+        continue;
+      }
+      GenerateEvent e = event(GenerateEvent::Replaced);
+      e.note = loaded.error().message;
+      emit(e);
+    }
+    emit(event(GenerateEvent::Started));
+    SolveOptions so;
+    so.threads = opt.threads;
+    so.cancel = opt.cancel;
+    if (opt.on_event)
+      so.progress = [&](const SolveProgress& p) {
+        GenerateEvent e = event(GenerateEvent::Progress);
+        e.progress = p;
+        opt.on_event(e);
+      };
+    SolveStats stats;
+    auto values = solve_class(v, key, solved, so, &stats);
+    if (!values) return std::unexpected(values.error());
+    if (auto w = write_table(file, v, key, (*values)->bytes(), (*values)->width(), opt.zstd_level); !w)
+      return std::unexpected(w.error().message);
+    solved.add(*values);
+    ++rep.classes_solved;
+    rep.positions += (*values)->size();
+    const auto bytes = fs::file_size(file, ec);
+    rep.file_bytes += bytes;
+    GenerateEvent e = event(GenerateEvent::Solved);
+    e.positions = (*values)->size();
+    e.file_bytes = bytes;
+    e.sweeps = stats.sweeps;
+    e.seconds = std::chrono::duration<double>(clock::now() - tc).count();
+    emit(e);
+  }
+  rep.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+  return rep;
+}
+
+std::expected<GenerateReport, std::string> generate(const Variant& v, const GenerateOptions& opt) {
+  SolvedClasses solved;
+  return generate_classes(v, v.classes(opt.max_seeds), opt, solved);
+}
+
+}  // namespace mancala

@@ -1,1 +1,104 @@
-// verify (issue 3)
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "mancala/generate.h"
+#include "mancala/notation.h"
+#include "mancala/probe.h"
+#include "mancala/rules.h"
+
+namespace mancala {
+
+namespace fs = std::filesystem;
+
+std::expected<VerifyReport, std::string> verify_tables(const fs::path& dir, const Variant& v, const VerifyOptions& opt) {
+  auto tb = Tablebase::open(dir);
+  if (!tb) return std::unexpected(tb.error().message);
+  std::vector<ClassKey> keys = (*tb)->classes(v.name());
+  if (keys.empty()) return std::unexpected(dir.string() + ": no tables for " + v.name());
+  // Solving order: the variant's own order restricted to the classes present.
+  int max_seeds = 0;
+  for (const auto& k : keys) max_seeds = std::max(max_seeds, k.seeds);
+  std::vector<ClassKey> order;
+  {
+    std::vector<ClassKey> all = v.classes(max_seeds);
+    std::sort(keys.begin(), keys.end());
+    for (const auto& k : all)
+      if (std::binary_search(keys.begin(), keys.end(), k)) order.push_back(k);
+    for (const auto& k : keys)  // classes present but unknown to the order (reachable sets)
+      if (std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
+  }
+  VerifyReport rep;
+  SolvedClasses solved;
+  std::mutex mu;
+  auto problem = [&](std::string s) {
+    std::lock_guard lock(mu);
+    ++rep.mismatches;
+    if (rep.problems.size() < 10) rep.problems.push_back(std::move(s));
+  };
+  // Load every class first (checksums, headers): children may sit in any class.
+  for (const auto& k : order) {
+    auto cls = load_class(dir / table_file_name(v.name(), k), v, k);
+    if (!cls) {
+      ++rep.mismatches;
+      rep.problems.push_back(cls.error().message);
+      continue;
+    }
+    solved.add(*cls);
+  }
+  tbb::task_arena arena(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic);
+  for (const auto& k : order) {
+    const ClassValues* cls = solved.find(k);
+    if (!cls) continue;
+    ++rep.classes;
+    const Index n = cls->size();
+    std::atomic<std::uint64_t> done{0};
+    arena.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<Index>(0, n, 4096), [&](const tbb::blocked_range<Index>& r) {
+        with_rules(v, [&](const auto& rules) {
+          using R = std::decay_t<decltype(rules)>;
+          std::vector<Child> kids;
+          for (Index i = r.begin(); i < r.end(); ++i) {
+            const Position p = cls->index().unrank(i);
+            rules.R::children(p, kids);
+            Value want;
+            if (kids.empty()) {
+              want = rules.R::terminal_value(p);
+            } else {
+              want = INT16_MIN;
+              for (const Child& c : kids) {
+                Value cv = 0;
+                if (!c.game_over) {
+                  const auto x = lookup(v, solved, c.next);
+                  if (!x) {
+                    problem("class " + to_string(k, v.pits()) + ": a child of '" + format_position(v, p, Side::South) +
+                            "' is in class " + to_string(v.class_of(c.next), v.pits()) + ", which is missing");
+                    return;
+                  }
+                  cv = *x;
+                }
+                want = std::max(want, move_value(v.kind(), c, cv));
+              }
+            }
+            const Value got = cls->get(i);
+            if (got != want)
+              problem("class " + to_string(k, v.pits()) + ": '" + format_position(v, p, Side::South) + "' has value " +
+                      value_text(v.kind(), got) + ", its moves give " + value_text(v.kind(), want));
+          }
+        });
+        const auto d = done.fetch_add(r.size()) + r.size();
+        if (opt.progress && mu.try_lock()) {
+          std::lock_guard lock(mu, std::adopt_lock);
+          opt.progress("verify " + to_string(k, v.pits()), d, n);
+        }
+      });
+    });
+    rep.positions += n;
+  }
+  return rep;
+}
+
+}  // namespace mancala

@@ -1,8 +1,281 @@
-// generate, probe, verify, info (issue 3).
+// Sub-commands over table folders: generate, probe, verify, info.
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <sstream>
+
 #include "commands.h"
+#include "mancala/generate.h"
+#include "mancala/probe.h"
+
 namespace mancala::cli {
-int cmd_generate(Args&) { throw UsageError("not implemented yet"); }
-int cmd_probe(Args&) { throw UsageError("not implemented yet"); }
-int cmd_verify(Args&) { throw UsageError("not implemented yet"); }
-int cmd_info(Args&) { throw UsageError("not implemented yet"); }
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::atomic<bool> g_cancel{false};
+extern "C" void on_signal(int) { g_cancel.store(true); }
+
+std::string human_bytes(double b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (b >= 1024 && u < 4) {
+    b /= 1024;
+    ++u;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, u ? "%.1f %s" : "%.0f %s", b, unit[u]);
+  return buf;
+}
+
+// Splits words into positions: a new position starts at each word that names a variant.
+std::vector<std::string> split_positions(const std::vector<std::string>& words) {
+  std::vector<std::string> out;
+  for (const auto& w : words) {
+    const bool starts = make_variant(w.substr(0, w.find(' '))).has_value();
+    if (starts || out.empty()) out.push_back(w);
+    else out.back() += " " + w;
+  }
+  return out;
+}
+
+std::shared_ptr<Tablebase> open_or_throw(const std::string& dir) {
+  auto tb = Tablebase::open(dir);
+  if (!tb) throw UsageError(tb.error().message);
+  return *tb;
+}
+
+}  // namespace
+
+int cmd_generate(Args& a) {
+  if (a.help()) {
+    std::printf(
+        "usage: mancala-tb generate VARIANT --max-seeds N --out DIR [--threads T] [--level L] [--verbose]\n\n"
+        "Solves every class of VARIANT with up to N seeds in play by retrograde analysis and\n"
+        "writes one file per class into DIR (DIR/<variant>.<seeds>.<state>.mtb).\n\n"
+        "  --max-seeds N  largest number of seeds in play to solve\n"
+        "  --out DIR      table folder (created if missing)\n"
+        "  --threads T    worker threads (default: all cores)\n"
+        "  --level L      zstd level of the files, 1..19 (default 9)\n"
+        "  --verbose      one line per class on stdout (seeds, positions, sweeps, time, bytes)\n\n"
+        "Resumable: a class whose file is complete and checks out is loaded, not solved\n"
+        "again; files are written atomically, so an interrupted run (Ctrl-C, kill -9)\n"
+        "restarts with the class it was solving. Progress is drawn on a terminal only.\n\n"
+        "example: mancala-tb generate oware --max-seeds 12 --out tb/\n");
+    return 0;
+  }
+  const auto max_seeds_s = a.option("max-seeds");
+  const auto out = a.option("out");
+  const int threads = a.int_option("threads", 0, 0, 1024);
+  const int level = a.int_option("level", 9, 1, 19);
+  const bool verbose = a.flag("verbose");
+  const auto w = a.rest();
+  if (w.size() != 1) throw UsageError("generate needs exactly one VARIANT (see --help)");
+  if (!max_seeds_s) throw UsageError("generate needs --max-seeds N");
+  if (!out) throw UsageError("generate needs --out DIR");
+  const VariantPtr v = variant_or_throw(w[0]);
+  Args tmp({"--max-seeds", *max_seeds_s});
+  GenerateOptions opt;
+  opt.max_seeds = tmp.int_option("max-seeds", 0, 0, v->total_seeds());
+  opt.out = *out;
+  opt.threads = threads;
+  opt.zstd_level = level;
+  opt.cancel = &g_cancel;
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  Progress bar(stderr_is_terminal());
+  opt.on_event = [&](const GenerateEvent& e) {
+    const std::string cls = to_string(e.key, v->pits());
+    const std::string tag = "[" + std::to_string(e.class_number) + "/" + std::to_string(e.classes) + "] ";
+    switch (e.kind) {
+      case GenerateEvent::Progress:
+        bar.show(tag + "class " + cls + " sweep " + std::to_string(e.progress.sweep), e.progress.done, e.progress.total);
+        break;
+      case GenerateEvent::Solved:
+        bar.message(tag + "class " + cls + ": " + std::to_string(e.positions) + " positions, " + std::to_string(e.sweeps) +
+                    " sweeps, " + std::to_string(e.seconds).substr(0, 6) + " s, " + human_bytes(static_cast<double>(e.file_bytes)));
+        if (verbose)
+          std::printf("solved %s positions %llu sweeps %d seconds %.3f bytes %llu\n", cls.c_str(),
+                      static_cast<unsigned long long>(e.positions), e.sweeps, e.seconds,
+                      static_cast<unsigned long long>(e.file_bytes));
+        break;
+      case GenerateEvent::Loaded:
+        if (verbose) std::printf("loaded %s positions %llu\n", cls.c_str(), static_cast<unsigned long long>(e.positions));
+        break;
+      case GenerateEvent::Replaced:
+        bar.message("regenerating class " + cls + ": " + e.note);
+        std::fprintf(stderr, "mancala-tb generate: warning: %s: solving the class again\n", e.note.c_str());
+        break;
+      case GenerateEvent::Started: break;
+    }
+  };
+  auto rep = generate(*v, opt);
+  bar.finish();
+  if (!rep) {
+    if (g_cancel.load()) {
+      std::fprintf(stderr, "mancala-tb generate: interrupted; finished classes are kept, run the same command to resume\n");
+      return 130;
+    }
+    throw std::runtime_error(rep.error());
+  }
+  std::printf("%s up to %d seeds: %d classes solved, %d loaded, %llu positions, %s on disk (%.3f bytes/position), %.2f s\n",
+              v->name().c_str(), opt.max_seeds, rep->classes_solved, rep->classes_loaded,
+              static_cast<unsigned long long>(rep->positions), human_bytes(static_cast<double>(rep->file_bytes)).c_str(),
+              rep->positions ? static_cast<double>(rep->file_bytes) / static_cast<double>(rep->positions) : 0.0, rep->seconds);
+  return 0;
+}
+
+int cmd_probe(Args& a) {
+  if (a.help()) {
+    std::printf(
+        "usage: mancala-tb probe DIR POSITION... [--json]\n\n"
+        "Exact value and every move's value of each POSITION from the tables in DIR.\n"
+        "POSITION is VARIANT PITS SIDE [FLAGS] (quoted or not); '-' reads positions from\n"
+        "standard input, one per line.\n\n"
+        "  --json   one JSON object per position: position, value (margin, or\n"
+        "           \"win\"/\"draw\"/\"loss\"), depth (plies, win/loss games), moves (best first)\n\n"
+        "The value is the margin of the seeds still in play the side to move can force\n"
+        "(captured seeds do not count); a move's value is its gains plus the value of the\n"
+        "position after it, from the mover's view.\n\n"
+        "example: mancala-tb probe tb/ \"oware 1,0,0,0,0,2/2,2,0,3,1,2 S\"\n");
+    return 0;
+  }
+  const bool json = a.flag("json");
+  auto w = a.rest();
+  if (w.size() < 2) throw UsageError("probe needs DIR and at least one POSITION (see --help)");
+  const auto tb = open_or_throw(w[0]);
+  std::vector<std::string> words(w.begin() + 1, w.end());
+  if (words.size() == 1 && words[0] == "-") {
+    words.clear();
+    std::string line;
+    while (std::getline(std::cin, line))
+      if (!line.empty()) words.push_back(line);
+  }
+  int status = 0;
+  for (const std::string& text : split_positions(words)) {
+    const ParsedPosition pp = position_or_throw(text);
+    const Variant& v = *pp.variant;
+    auto r = tb->probe(v, pp.position);
+    if (!r) throw std::runtime_error(r.error().message);
+    const std::string pos = format_position(v, pp.position, pp.side);
+    if (json) {
+      std::ostringstream o;
+      o << "{\"position\":\"" << json_escape(pos) << "\",";
+      if (v.kind() == GameKind::WinLoss)
+        o << "\"value\":\"" << (r->value > 0 ? "win" : r->value < 0 ? "loss" : "draw") << "\",\"depth\":" << plies_of(r->value);
+      else
+        o << "\"value\":" << r->value;
+      o << ",\"moves\":[";
+      for (std::size_t i = 0; i < r->moves.size(); ++i) {
+        const auto& m = r->moves[i];
+        o << (i ? "," : "") << "{\"move\":\"" << v.move_name(m.move) << "\",";
+        if (v.kind() == GameKind::WinLoss)
+          o << "\"value\":\"" << (m.value > 0 ? "win" : m.value < 0 ? "loss" : "draw") << "\",\"depth\":" << plies_of(m.value);
+        else
+          o << "\"value\":" << m.value;
+        o << ",\"gains\":[" << m.child.gain_mover << "," << m.child.gain_opponent << "]}";
+      }
+      o << "]}";
+      std::printf("%s\n", o.str().c_str());
+    } else {
+      std::printf("%s\n  value %s%s\n", pos.c_str(), value_text(v.kind(), r->value).c_str(),
+                  r->from_children ? " (from its moves: the position itself is not in the tables)" : "");
+      if (r->moves.empty()) std::printf("  no legal move: the game is over\n");
+      for (const auto& m : r->moves)
+        std::printf("  move %-12s %-10s gains %d/%d\n", v.move_name(m.move).c_str(), value_text(v.kind(), m.value).c_str(),
+                    m.child.gain_mover, m.child.gain_opponent);
+    }
+  }
+  return status;
+}
+
+int cmd_verify(Args& a) {
+  if (a.help()) {
+    std::printf(
+        "usage: mancala-tb verify DIR [VARIANT] [--threads T]\n\n"
+        "Re-derives every value of every table in DIR (or of VARIANT only) from its\n"
+        "children with the rules engine, and checks every header and block checksum.\n"
+        "Exit status 0 when everything checks out, 1 otherwise (with the first problems).\n");
+    return 0;
+  }
+  const int threads = a.int_option("threads", 0, 0, 1024);
+  const auto w = a.rest();
+  if (w.empty() || w.size() > 2) throw UsageError("verify needs DIR [VARIANT] (see --help)");
+  const auto tb = open_or_throw(w[0]);
+  std::vector<VariantPtr> vs;
+  if (w.size() == 2) vs.push_back(variant_or_throw(w[1]));
+  else
+    for (const auto& name : tb->variants()) vs.push_back(variant_or_throw(name));
+  if (vs.empty()) throw UsageError(w[0] + ": no table files (*.mtb) in this folder");
+  Progress bar(stderr_is_terminal());
+  bool ok = true;
+  for (const auto& v : vs) {
+    VerifyOptions opt;
+    opt.threads = threads;
+    opt.progress = [&](const std::string& what, std::uint64_t d, std::uint64_t t) { bar.show(what, d, t); };
+    auto rep = verify_tables(w[0], *v, opt);
+    bar.finish();
+    if (!rep) throw std::runtime_error(rep.error());
+    if (rep->mismatches == 0) {
+      std::printf("%s: OK, %llu classes, %llu positions, every value re-derived from its children\n", v->name().c_str(),
+                  static_cast<unsigned long long>(rep->classes), static_cast<unsigned long long>(rep->positions));
+    } else {
+      ok = false;
+      std::fprintf(stderr, "mancala-tb verify: %s: FAILED, %llu problems\n", v->name().c_str(),
+                   static_cast<unsigned long long>(rep->mismatches));
+      for (const auto& p : rep->problems) std::fprintf(stderr, "  %s\n", p.c_str());
+    }
+  }
+  return ok ? 0 : 1;
+}
+
+int cmd_info(Args& a) {
+  if (a.help()) {
+    std::printf(
+        "usage: mancala-tb info DIR [--classes]\n\n"
+        "What tables DIR holds: per variant the classes, seeds in play, positions and bytes.\n"
+        "  --classes  one line per class file\n");
+    return 0;
+  }
+  const bool per_class = a.flag("classes");
+  const auto w = a.rest();
+  if (w.size() != 1) throw UsageError("info needs DIR (see --help)");
+  const auto tb = open_or_throw(w[0]);
+  if (tb->variants().empty()) std::printf("%s: no tables\n", w[0].c_str());
+  for (const auto& name : tb->variants()) {
+    const auto v = make_variant(name);
+    if (!v) {
+      std::printf("%s: unknown variant in file names\n", name.c_str());
+      continue;
+    }
+    std::uint64_t positions = 0, bytes = 0;
+    int lo = 1 << 30, hi = -1, bad = 0;
+    const auto keys = tb->classes(name);
+    for (const auto& k : keys) {
+      auto t = tb->table(**v, k);
+      if (!t) {
+        ++bad;
+        if (per_class) std::printf("  class %-24s ERROR %s\n", to_string(k, (*v)->pits()).c_str(), t.error().message.c_str());
+        continue;
+      }
+      std::error_code ec;
+      const auto b = fs::file_size((*t)->path(), ec);
+      positions += (*t)->header().positions;
+      bytes += b;
+      lo = std::min(lo, k.seeds);
+      hi = std::max(hi, k.seeds);
+      if (per_class)
+        std::printf("  class %-24s %14llu positions %10llu bytes\n", to_string(k, (*v)->pits()).c_str(),
+                    static_cast<unsigned long long>((*t)->header().positions), static_cast<unsigned long long>(b));
+    }
+    std::printf("%s: %zu classes, seeds %d..%d, %llu positions, %s (%.3f bytes/position)%s\n", name.c_str(), keys.size(),
+                hi < 0 ? 0 : lo, hi < 0 ? 0 : hi, static_cast<unsigned long long>(positions),
+                human_bytes(static_cast<double>(bytes)).c_str(),
+                positions ? static_cast<double>(bytes) / static_cast<double>(positions) : 0.0,
+                bad ? (", " + std::to_string(bad) + " unreadable (run verify)").c_str() : "");
+  }
+  return 0;
+}
+
 }  // namespace mancala::cli

@@ -1,0 +1,87 @@
+// Retrograde analysis of one class, given every class its moves can leave to.
+//
+// Contract. For every position p of the class, the result v(p) is the exact value
+// of p (types.h) under optimal play, where a game that never ends is worth 0 (score
+// games) or a draw (win/loss games):
+//
+//   v(p) = terminal_value(p)                              if p has no move,
+//   v(p) = max over moves m of  value(m)                   otherwise, with
+//   value(m) = gains(m) + (same_side ? v(child) : -v(child))   (score; -v is negate_step for win/loss)
+//
+// and v(p) >= t > 0 iff the mover can force a finite game worth >= t (symmetrically
+// for <= -t). Endless play only ever yields 0.
+//
+// Method (no un-moves). A move either leaves the class (seeds leave play or a mark
+// is made: its child is in a solved class, so value(m) is known: an "exit"), or
+// stays in it (zero gain, side flips). Each position carries a lower and an upper
+// bound lo <= v <= hi in the working arrays (1 byte each for score games):
+//
+//   lo(p) <- max(e(p), max_in-class c  -hi(c))       e(p) = best exit (pass 0 only)
+//   hi(p) <- max(lo(p), max_in-class c -lo(c))        (lo(p) >= e(p) stands for e(p))
+//
+// iterated in place (Gauss-Seidel, forward and backward sweeps, TBB-parallel) until
+// no bound moves. By induction over sweeps, lo(p) >= t > 0 exactly when the mover
+// can force >= t within the sweeps done, and hi(p) <= -t when the opponent can
+// force it: at the fixpoint these are the attractor sets of the threshold games.
+// So
+//   v(p) = lo(p) if lo(p) > 0,   hi(p) if hi(p) < 0,   0 otherwise.
+// A position with lo == hi is final and skipped by later sweeps. Memory: the two
+// bound arrays (2 bytes per position for score games) plus the solved classes.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <string>
+
+#include "mancala/values.h"
+#include "mancala/variant.h"
+
+namespace mancala {
+
+struct SolveProgress {
+  ClassKey key;
+  int sweep = 0;               // 0 = first pass (exits), 1.. = in-class sweeps
+  std::uint64_t done = 0;      // positions processed in this sweep
+  std::uint64_t total = 0;     // positions in the class
+  std::uint64_t undecided = 0; // positions with lo < hi after the last sweep
+};
+
+struct SolveOptions {
+  int threads = 0;  // 0 = all cores
+  std::function<void(const SolveProgress&)> progress;  // called from worker threads, serialised
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct SolveStats {
+  int sweeps = 0;
+  std::uint64_t positions = 0;
+  std::uint64_t in_class_moves = 0;
+  std::uint64_t exits = 0;
+};
+
+// Solves one class. Errors (a child in a class that is not solved, a cancelled run)
+// come back as a message.
+std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Variant& v, const ClassKey& key,
+                                                                     const SolvedClasses& solved,
+                                                                     const SolveOptions& options = {},
+                                                                     SolveStats* stats = nullptr);
+
+// Value of a position from the solved classes, or nullopt when its class is not
+// there (or the position is not indexed, e.g. a first move).
+std::optional<Value> lookup(const Variant& v, const SolvedClasses& solved, const Position& p);
+
+// The split of [0, n) into `parts` contiguous chunks used by threads and MPI ranks:
+// chunk i is [n*i/parts, n*(i+1)/parts).
+constexpr std::uint64_t chunk_start(std::uint64_t n, std::uint64_t parts, std::uint64_t i) {
+  return (n / parts) * i + ((n % parts) * i) / parts;  // = floor(n*i/parts) without overflow
+}
+constexpr std::pair<std::uint64_t, std::uint64_t> chunk(std::uint64_t n, std::uint64_t parts, std::uint64_t i) {
+  return {chunk_start(n, parts, i), chunk_start(n, parts, i + 1)};
+}
+
+}  // namespace mancala

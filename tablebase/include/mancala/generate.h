@@ -1,0 +1,78 @@
+// Generation of a table set (solve every class in order, write each file
+// atomically, resume from the files already written) and its verification.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "mancala/format.h"
+#include "mancala/retrograde.h"
+#include "mancala/values.h"
+
+namespace mancala {
+
+struct GenerateEvent {
+  enum Kind { Loaded, Started, Progress, Solved, Replaced };
+  Kind kind;
+  ClassKey key;
+  int class_number = 0;  // 1-based, in solving order
+  int classes = 0;
+  SolveProgress progress;     // for Progress
+  std::uint64_t positions = 0;
+  std::uint64_t file_bytes = 0;
+  int sweeps = 0;
+  double seconds = 0;
+  std::string note;           // for Replaced: why a file was not reused
+};
+
+struct GenerateOptions {
+  int max_seeds = 0;
+  std::filesystem::path out;
+  int threads = 0;
+  int zstd_level = 9;
+  std::function<void(const GenerateEvent&)> on_event;  // the core never prints
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct GenerateReport {
+  int classes_solved = 0;
+  int classes_loaded = 0;
+  std::uint64_t positions = 0;
+  std::uint64_t file_bytes = 0;
+  double seconds = 0;
+};
+
+// Solves the classes `keys` (in order; each class's successors must be among the
+// earlier keys or already in `solved`). A class whose file exists and checks out is
+// loaded instead (resume). `solved` receives every class.
+std::expected<GenerateReport, std::string> generate_classes(const Variant& v, const std::vector<ClassKey>& keys,
+                                                            const GenerateOptions& opt, SolvedClasses& solved);
+// All classes up to opt.max_seeds.
+std::expected<GenerateReport, std::string> generate(const Variant& v, const GenerateOptions& opt);
+
+// Loads a class from its file into memory (checking checksums and header).
+std::expected<std::shared_ptr<ClassValues>, TableError> load_class(const std::filesystem::path& file, const Variant& v,
+                                                                   const ClassKey& key);
+
+struct VerifyReport {
+  std::uint64_t positions = 0;
+  std::uint64_t classes = 0;
+  std::uint64_t mismatches = 0;
+  std::vector<std::string> problems;  // first few, human-readable
+};
+struct VerifyOptions {
+  int threads = 0;
+  std::function<void(const std::string& what, std::uint64_t done, std::uint64_t total)> progress;
+};
+// Every value of every class of `variant` in `dir` re-derived from its children:
+//   v(p) == terminal_value(p) if p has no move, else max over moves of value(move);
+// plus checksums, headers, and that every child's class is present.
+std::expected<VerifyReport, std::string> verify_tables(const std::filesystem::path& dir, const Variant& v,
+                                                       const VerifyOptions& opt = {});
+
+}  // namespace mancala

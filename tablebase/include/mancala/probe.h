@@ -1,0 +1,63 @@
+// The probe library: exact values and ranked moves of positions from a folder of
+// tables. Depends on the rules, the index and zstd only (no TBB, no MPI).
+//
+//   auto tb = mancala::Tablebase::open("tb/");
+//   auto r = tb->probe(*variant, position);   // r->value, r->moves (best first)
+//
+// Thread-safety: every const member may be called from many threads at once.
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "mancala/format.h"
+#include "mancala/variant.h"
+
+namespace mancala {
+
+struct MoveValue {
+  Move move;
+  Value value = 0;  // value of the move for the mover (variant.h move_value)
+  Child child;
+};
+
+struct ProbeResult {
+  Value value = 0;
+  bool from_children = false;  // the position itself is not tabled; its value is the best move's
+  std::vector<MoveValue> moves;  // best first; ties keep move order
+};
+
+class Tablebase {
+ public:
+  // Scans a folder for table files (opened lazily). Fails if the folder is missing.
+  static std::expected<std::shared_ptr<Tablebase>, TableError> open(const std::filesystem::path& dir);
+
+  const std::filesystem::path& dir() const { return dir_; }
+  // Variant names present, and the classes of one variant.
+  std::vector<std::string> variants() const;
+  std::vector<ClassKey> classes(const std::string& variant) const;
+  std::expected<std::shared_ptr<TableFile>, TableError> table(const Variant& v, const ClassKey& key) const;
+  bool covers(const Variant& v, const ClassKey& key) const;
+
+  // Value of a tabled position (its side to move is South).
+  std::expected<Value, TableError> value(const Variant& v, const Position& p) const;
+  // Value and every move's value. A position the tables do not index (a first move,
+  // Oware's start) is valued from its children.
+  std::expected<ProbeResult, TableError> probe(const Variant& v, const Position& p) const;
+
+ private:
+  std::filesystem::path dir_;
+  std::map<std::string, std::map<ClassKey, std::filesystem::path>> files_;
+  mutable std::mutex mu_;
+  mutable std::map<std::filesystem::path, std::shared_ptr<TableFile>> open_;
+};
+
+// Text of a value: "+3", "-2", "0" (score); "win in 7", "loss in 4", "draw" (win/loss).
+std::string value_text(GameKind kind, Value v);
+
+}  // namespace mancala
