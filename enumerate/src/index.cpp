@@ -64,7 +64,8 @@ bool DistributionIndex::allowed(const Seeds* x) const {
 std::shared_ptr<const DistributionIndex> distribution_index(int pits, IndexFilter filter) {
   static std::mutex mu;
   static std::map<std::tuple<int, int, int>, std::shared_ptr<const DistributionIndex>> cache;
-  constexpr int kMaxSeedsIndexed = 80;
+  // The most seeds any variant has in play: Kalah(6, 8) (2 x 6 x 8 = 96, Kalah::total_seeds).
+  constexpr int kMaxSeedsIndexed = 96;
   std::lock_guard lock(mu);
   auto& slot = cache[{pits, filter.zero_from, filter.zero_to}];
   if (!slot) slot = std::make_shared<DistributionIndex>(pits, kMaxSeedsIndexed, filter);
@@ -76,6 +77,7 @@ ClassIndex::ClassIndex(const Variant& v, const ClassKey& key)
   for (int i = 0; i < pits_; ++i)
     if (skeleton_.marks[static_cast<std::size_t>(i)] == Mark::None) live_.push_back(i);
   dist_ = distribution_index(static_cast<int>(live_.size()), v.index_filter(key));
+  assert(key.seeds <= dist_->max_seeds());
   size_ = dist_->count(key.seeds);
 }
 

@@ -1,6 +1,12 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
+#include <vector>
+
 #include "mancala/index.h"
+#include "mancala/notation.h"
+#include "mancala/rules.h"
 
 using namespace mancala;
 
@@ -12,4 +18,159 @@ TEST(Index, WorkedExample) {
   DistributionIndex filtered(3, 10, {1, 3});
   EXPECT_EQ(filtered.count(2), 5u);
   EXPECT_EQ(filtered.rank(x, 2), 3u);
+}
+
+// ---- Exhaustive checks of the perfect hash ----------------------------------------
+
+namespace {
+
+// Binomial coefficient, 0 when k > n.
+Index binom(int n, int k) {
+  if (k < 0 || n < 0 || k > n) return 0;
+  Index r = 1;
+  for (int i = 1; i <= k; ++i) r = r * static_cast<Index>(n - k + i) / static_cast<Index>(i);
+  return r;
+}
+
+// Calls f(x) for every distribution of n seeds over `pits` pits, in lexicographic order.
+void for_each_distribution(int pits, int n, const std::function<void(const std::vector<Seeds>&)>& f) {
+  std::vector<Seeds> x(static_cast<std::size_t>(pits), 0);
+  std::function<void(int, int)> go = [&](int j, int left) {
+    if (j == pits - 1) {
+      x[static_cast<std::size_t>(j)] = static_cast<Seeds>(left);
+      f(x);
+      return;
+    }
+    for (int v = 0; v <= left; ++v) {
+      x[static_cast<std::size_t>(j)] = static_cast<Seeds>(v);
+      go(j + 1, left - v);
+    }
+  };
+  if (pits > 0) go(0, n);
+}
+
+// Every allowed distribution of n seeds: rank is its number in lexicographic order among
+// the allowed ones (so ranks cover [0, count) without gaps, checked with a bitmap),
+// unrank(rank(x)) == x, and rank(unrank(r)) == r for every r.
+void check_exhaustively(const DistributionIndex& idx, int n) {
+  const Index count = idx.count(n);
+  std::vector<bool> seen(count, false);
+  Index next = 0;
+  std::vector<Seeds> back(static_cast<std::size_t>(idx.pits()));
+  for_each_distribution(idx.pits(), n, [&](const std::vector<Seeds>& x) {
+    if (!idx.allowed(x.data())) return;
+    const Index r = idx.rank(x.data(), n);
+    ASSERT_LT(r, count);
+    EXPECT_FALSE(seen[r]);
+    seen[r] = true;
+    EXPECT_EQ(r, next);
+    ++next;
+    idx.unrank(r, n, back.data());
+    ASSERT_EQ(back, x);
+  });
+  EXPECT_EQ(next, count) << idx.pits() << " pits, " << n << " seeds";
+  EXPECT_TRUE(std::all_of(seen.begin(), seen.end(), [](bool b) { return b; }));
+  for (Index r = 0; r < count; ++r) {
+    idx.unrank(r, n, back.data());
+    ASSERT_TRUE(idx.allowed(back.data()));
+    int sum = 0;
+    for (Seeds s : back) sum += s;
+    ASSERT_EQ(sum, n);
+    ASSERT_EQ(idx.rank(back.data(), n), r);
+  }
+}
+
+constexpr Index kExhaustiveLimit = 200000;  // distributions per (pits, n) checked one by one
+
+}  // namespace
+
+TEST(Index, WorkedExampleInFull) {
+  DistributionIndex plain(3, 10, {});
+  const Seeds order[6][3] = {{0, 0, 2}, {0, 1, 1}, {0, 2, 0}, {1, 0, 1}, {1, 1, 0}, {2, 0, 0}};
+  for (Index r = 0; r < 6; ++r) {
+    EXPECT_EQ(plain.rank(order[r], 2), r);
+    Seeds x[3];
+    plain.unrank(r, 2, x);
+    EXPECT_TRUE(std::equal(x, x + 3, order[r]));
+  }
+  DistributionIndex filtered(3, 10, {1, 3});
+  const Seeds allowed[5][3] = {{0, 0, 2}, {0, 2, 0}, {1, 0, 1}, {1, 1, 0}, {2, 0, 0}};
+  EXPECT_FALSE(filtered.allowed(order[1]));
+  for (Index r = 0; r < 5; ++r) {
+    EXPECT_EQ(filtered.rank(allowed[r], 2), r);
+    Seeds x[3];
+    filtered.unrank(r, 2, x);
+    EXPECT_TRUE(std::equal(x, x + 3, allowed[r]));
+  }
+}
+
+TEST(Index, DjenonAboureAllDistributions) {
+  const VariantPtr v = *make_variant("djenon-aboure");
+  for (int n = 0; n <= v->total_seeds(); ++n) {
+    const ClassIndex idx(*v, ClassKey{0, n});
+    EXPECT_EQ(idx.size(), binom(n + 11, 11)) << n;
+  }
+  const DistributionIndex& d = *distribution_index(12, {});
+  for (int n = 0; d.count(n) <= kExhaustiveLimit; ++n) check_exhaustively(d, n);
+}
+
+TEST(Index, KalahAllDistributions) {
+  for (int m = 1; m <= 6; ++m) {
+    const VariantPtr v = *make_variant("kalah:" + std::to_string(m) + ":standard");
+    for (int n = 0; n <= v->total_seeds(); ++n) {
+      const ClassIndex idx(*v, ClassKey{0, n});
+      EXPECT_EQ(idx.size(), binom(n + 2 * m - 1, 2 * m - 1)) << "kalah:" << m << " " << n;
+    }
+    const DistributionIndex& d = *distribution_index(2 * m, v->index_filter(ClassKey{0, 0}));
+    for (int n = 0; n <= v->total_seeds() && d.count(n) <= kExhaustiveLimit; ++n) check_exhaustively(d, n);
+  }
+}
+
+// Oware indexes only the reachable boards: the side that just moved (North's row after
+// the turn round) has an empty pit, C(n+11,11) - C(n+5,11) of them.
+TEST(Index, OwareReachableCount) {
+  const VariantPtr v = *make_variant("oware");
+  for (int n = 0; n <= 20; ++n) {
+    const ClassIndex idx(*v, ClassKey{0, n});
+    EXPECT_EQ(idx.size(), binom(n + 11, 11) - binom(n + 5, 11)) << n;
+  }
+  const DistributionIndex& d = *distribution_index(12, v->index_filter(ClassKey{0, 0}));
+  for (int n = 0; n <= 8; ++n) check_exhaustively(d, n);
+}
+
+TEST(Index, ClassIndexRoundTrips) {
+  for (const char* spec : {"djenon-aboure", "oware", "kalah:3:empty", "kalah:6:standard"}) {
+    const VariantPtr v = *make_variant(spec);
+    for (int n = 0; n <= 6; ++n) {
+      const ClassIndex idx(*v, ClassKey{0, n});
+      for (Index r = 0; r < idx.size(); ++r) {
+        const Position p = idx.unrank(r);
+        ASSERT_TRUE(idx.contains(p)) << spec;
+        ASSERT_EQ(v->class_of(p), idx.key());
+        ASSERT_EQ(idx.rank(p), r) << spec;
+      }
+    }
+  }
+}
+
+// Every Oware turn from an indexed position leads to an indexed position (the filter
+// only drops boards no turn can reach).
+TEST(Index, OwareChildrenAreIndexed) {
+  const VariantPtr v = *make_variant("oware");
+  std::vector<Child> kids;
+  std::vector<ClassIndex> classes;
+  for (int n = 0; n <= 8; ++n) classes.emplace_back(*v, ClassKey{0, n});
+  std::size_t checked = 0;
+  for (const ClassIndex& idx : classes) {
+    for (Index r = 0; r < idx.size(); ++r) {
+      v->children(idx.unrank(r), kids);
+      for (const Child& c : kids) {
+        const int seeds = c.next.seeds_in(0, v->pits());
+        ASSERT_LE(seeds, idx.key().seeds);
+        ASSERT_TRUE(classes[static_cast<std::size_t>(seeds)].contains(c.next)) << format_position(*v, c.next, Side::South);
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GT(checked, 100000u);
 }
