@@ -1,0 +1,195 @@
+// End-to-end tests of the mancala-tb program (MANCALA_TB_EXE): what it prints on stdout
+// and stderr and how it exits, for good input and for each kind of bad input.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs `mancala-tb ARGS` through the shell; ARGS is shell text (quote positions).
+Outcome run(const std::string& args) {
+  static int serial = 0;
+  const std::string err_file =
+      ::testing::TempDir() + "mancala_cli_" + std::to_string(getpid()) + "_" + std::to_string(++serial) + ".err";
+  const std::string command = std::string("'") + MANCALA_TB_EXE + "' " + args + " 2>'" + err_file + "'";
+  Outcome r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return r;
+  char buf[4096];
+  std::size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, got);
+  const int status = pclose(pipe);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  std::ifstream in(err_file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  r.err = ss.str();
+  std::remove(err_file.c_str());
+  return r;
+}
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string l; std::getline(in, l);) out.push_back(l);
+  return out;
+}
+
+// The counts of `perft` output lines "depth  d  count  (t s)".
+std::vector<unsigned long long> perft_counts(const std::string& out) {
+  std::vector<unsigned long long> counts;
+  for (const auto& l : lines(out)) {
+    int d = 0;
+    unsigned long long n = 0;
+    if (std::sscanf(l.c_str(), "depth %d %llu", &d, &n) == 2) {
+      EXPECT_EQ(d, static_cast<int>(counts.size()) + 1) << l;
+      counts.push_back(n);
+    }
+  }
+  return counts;
+}
+
+std::string total_of(const std::string& count_out) {
+  for (const auto& l : lines(count_out))
+    if (l.rfind("total", 0) == 0) return l.substr(l.find_last_of(' ') + 1);
+  return "";
+}
+
+}  // namespace
+
+TEST(Cli, Help) {
+  const Outcome r = run("--help");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_NE(r.out.find("usage: mancala-tb COMMAND"), std::string::npos);
+  for (const char* cmd : {"variants", "moves", "perft", "count", "generate", "probe", "verify", "info", "solve", "bench"})
+    EXPECT_NE(r.out.find(std::string("  ") + cmd + " "), std::string::npos) << cmd;
+  EXPECT_EQ(r.err, "");
+  const Outcome sub = run("perft --help");
+  EXPECT_EQ(sub.code, 0);
+  EXPECT_NE(sub.out.find("usage: mancala-tb perft"), std::string::npos);
+  const Outcome none = run("");
+  EXPECT_NE(none.code, 0);  // no command: usage, and a non-zero exit for scripts
+}
+
+TEST(Cli, Variants) {
+  const Outcome r = run("variants");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.err, "");
+  const auto ls = lines(r.out);
+  ASSERT_EQ(ls.size(), 7u);
+  const char* names[] = {"djenon-aboure", "oware", "kalah", "kotu-baendum", "cenne", "enkeshui", "imbelece"};
+  for (std::size_t i = 0; i < 7; ++i) EXPECT_EQ(ls[i].substr(0, ls[i].find(' ')), names[i]);
+  EXPECT_NE(r.out.find(":M:empty|standard"), std::string::npos);
+}
+
+TEST(Cli, PerftGoldenLines) {
+  struct Case {
+    const char* args;
+    std::vector<unsigned long long> counts;
+  };
+  const Case cases[] = {
+      {"perft djenon-aboure 6", {6, 27, 120, 512, 1963, 7862}},
+      {"perft oware 6", {6, 36, 190, 1014, 5219, 27332}},
+      {"perft kalah:6:empty 6", {6, 35, 185, 942, 4685, 23169}},
+      {"perft kalah:6:standard 6", {6, 35, 185, 942, 4690, 23233}},
+      {"perft kalah:4:standard 7", {4, 15, 51, 181, 644, 2203, 7470}},
+      {"perft kalah:4:standard 1,0,0,0/1,5,5,1 S 1", {1}},
+      {"perft djenon-aboure 4,4,4,4,4,4/4,4,4,4,4,4 N 2", {6, 27}},
+  };
+  for (const Case& c : cases) {
+    const Outcome r = run(c.args);
+    EXPECT_EQ(r.code, 0) << c.args << "\n" << r.err;
+    EXPECT_EQ(r.err, "") << c.args;
+    EXPECT_EQ(perft_counts(r.out), c.counts) << c.args;
+  }
+}
+
+TEST(Cli, Moves) {
+  const Outcome r = run("moves oware 1,0,0,0,0,2/2,2,0,3,1,2 S");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out,
+            "oware 1,0,0,0,0,2/2,2,0,3,1,2 S\n"
+            "  move 0              -> oware 0,1,0,0,0,2/2,2,0,3,1,2 N    gains: mover 0, opponent 0\n"
+            "  move 5              -> oware 1,0,0,0,0,0/0,0,0,3,1,2 N    gains: mover 6, opponent 0\n");
+  const Outcome over = run("moves oware 0,0,0,0,0,0/1,2,0,0,0,0 S");
+  EXPECT_EQ(over.code, 0) << over.err;
+  EXPECT_NE(over.out.find("game over: value -3"), std::string::npos) << over.out;
+}
+
+// Totals of `count`: sums of the closed forms (all distributions, or Oware's reachable).
+TEST(Cli, CountTotals) {
+  struct Case {
+    const char* args;
+    const char* total;
+  };
+  const Case cases[] = {
+      {"count djenon-aboure 4", "1820"},     // sum_{n<=4} C(n+11,11) = C(16,12)
+      {"count oware 8", "125879"},           // C(20,12) - (C(11,11)+C(12,11)+C(13,11))
+      {"count kalah:4:standard 6", "3003"},  // C(14,8)
+      {"count kalah:1:empty 16", "153"},     // sum_{n<=16} (n+1)
+  };
+  for (const Case& c : cases) {
+    const Outcome r = run(c.args);
+    EXPECT_EQ(r.code, 0) << c.args << "\n" << r.err;
+    EXPECT_EQ(total_of(r.out), c.total) << c.args << "\n" << r.out;
+  }
+  const Outcome kalah = run("count kalah:6:empty 96");  // every class up to Kalah(6, 8)
+  EXPECT_EQ(kalah.code, 0) << kalah.err;
+  EXPECT_EQ(kalah.out.find(" 0\n"), std::string::npos) << "an empty class:\n" << kalah.out;
+}
+
+// Every malformed input: exactly one error line on stderr, nothing on stdout, non-zero exit.
+TEST(Cli, OneErrorLinePerMalformedInput) {
+  struct Case {
+    const char* args;
+    const char* says;
+  };
+  const Case cases[] = {
+      {"frobnicate", "unknown command 'frobnicate'"},
+      {"perft mancala 3", "unknown variant 'mancala'"},
+      {"moves kalah:9", "pits per side must be a number from 1 to 6"},
+      {"moves kalah:6:foo", "capture option must be 'empty' or 'standard'"},
+      {"moves oware:2", "takes no parameters"},
+      {"moves oware 4,4,4,4,4/4,4,4,4,4,4 S", "South's half must list 6 pits"},
+      {"moves oware 4,4,4,4,4,4,4,4,4,4,4,4 S", "two halves separated by one '/'"},
+      {"moves oware 4,4,x,4,4,4/4,4,4,4,4,4 S", "must be a number of seeds"},
+      {"moves oware 4,4,-3,4,4,4/4,4,4,4,4,4 S", "impossible number of seeds (-3)"},
+      {"moves oware 4,4,4,4,4,4/4,4,4,4,4,5 S", "49 seeds on the board, but oware is played with at most 48"},
+      {"moves kalah:2:standard 9,9/9,9 S", "36 seeds on the board"},
+      {"moves oware 4,4,4,4,4,4/4,4,4,4,4,4 W", "side to move must be S or N"},
+      {"moves oware 4,4,4,4,4,4/4,4,4,4,4,4 S nonsense", "unknown flag 'nonsense'"},
+      {"moves oware 4,4,4,4,4,4/4,4,4,4,4,4", "expected PITS SIDE"},
+      {"perft oware x", "depth must be a whole number, got 'x'"},
+      {"perft oware 3x", "depth must be a whole number"},
+      {"perft oware -1", "depth must be between 0 and 40"},
+      {"perft oware 41", "depth must be between 0 and 40"},
+      {"perft oware", "perft needs a variant and a depth"},
+      {"perft oware 3 --frob", "unknown option '--frob'"},
+      {"variants --frob", "unknown option '--frob'"},
+      {"count oware 49", "SEEDS must be a number from 0 to 48"},
+      {"count oware lots", "SEEDS must be a number"},
+      {"count oware", "count needs VARIANT SEEDS"},
+      {"moves", "moves needs a variant"},
+  };
+  for (const Case& c : cases) {
+    const Outcome r = run(c.args);
+    EXPECT_NE(r.code, 0) << c.args;
+    EXPECT_LT(r.code, 128) << c.args << ": crashed";
+    EXPECT_EQ(r.out, "") << c.args;
+    const auto err = lines(r.err);
+    ASSERT_EQ(err.size(), 1u) << c.args << ":\n" << r.err;
+    EXPECT_EQ(err[0].rfind("mancala-tb", 0), 0u) << err[0];
+    EXPECT_NE(err[0].find(c.says), std::string::npos) << c.args << ": " << err[0];
+  }
+}
