@@ -227,7 +227,9 @@ std::string Cenne::check(const Position& p) const {
 // With A != B the plain classes of the two orientations reach each other with equal
 // seeds (every quiet move turns the board round) and are listed together; the
 // solver must treat the pair as one class (see docs/rules-kotu-cenne.md).
-// Atappe and jeppe classes are listed only for seed counts at which they occur.
+// Atappe and jeppe classes are listed only for seed counts at which they occur (and,
+// for closure, every jeppe-on-the-mover's-side count once the jeppe-on-the-opponent's-
+// side classes are listed). tabled() says true for the counts that occur in play.
 std::vector<ClassKey> Cenne::classes(int max_seeds) const {
   const int n = pits();
   std::vector<std::uint8_t> orientations = {0};
@@ -238,12 +240,16 @@ std::vector<ClassKey> Cenne::classes(int max_seeds) const {
     s.jeppe = static_cast<std::int8_t>(jeppe);
     return ClassKey{pack_state(s, n), seeds};
   };
+  // Closure: the jeppe-on-the-opponent's-side classes hold every distribution of their
+  // seeds, and their turns can capture down to any count; once they are listed, so
+  // are the jeppe-on-the-mover's-side classes of every seed count.
+  const int jeppe_mover_from = max_seeds >= min_jeppe_opp_ ? 0 : min_jeppe_mover_;
   std::vector<ClassKey> out;
   for (int s = 0; s <= std::min(max_seeds, total_seeds()); ++s) {
     if (s >= min_seeds_atappe())
       for (auto o : orientations) out.push_back(key(static_cast<std::uint8_t>(o | kAtappe), -1, s));
     for (auto o : orientations) out.push_back(key(o, -1, s));
-    if (s >= min_jeppe_mover_ && s <= total_seeds() - 4)
+    if (s >= jeppe_mover_from && s <= total_seeds() - 4)
       for (auto o : orientations) out.push_back(key(o, (o ? b_ : a_) - 1, s));
     if (s >= min_jeppe_opp_ && s <= total_seeds() - 4)
       for (auto o : orientations) out.push_back(key(o, n - 1, s));
