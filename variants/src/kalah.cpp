@@ -60,6 +60,31 @@ void Kalah::children(const Position& p, std::vector<Child>& out) const {
   }
 }
 
+// Un-moves of in-class moves (no seed reaches the store, no capture): the lap of s
+// seeds from the mover's empty pit i stays on his side, i+s <= m-1. Turn p round so
+// the mover is South and take one seed back from each of pits i+1..i+s.
+bool Kalah::in_class_parents(const Position& p, std::vector<Position>& out) const {
+  out.clear();
+  const Position b = rotate(p);
+  const int n = 2 * m_;
+  for (int i = 0; i < m_; ++i) {
+    if (b.pits[static_cast<std::size_t>(i)] != 0) continue;
+    Position q = b;
+    for (int s = 1; i + s < m_; ++s) {
+      const int j = i + s;
+      auto& c = q.pits[static_cast<std::size_t>(j)];
+      if (c == 0) break;
+      --c;
+      // Landing in an (earlier) empty pit captures unless standard and facing empty.
+      if (c == 0 && (capture_ == Capture::Empty || b.pits[static_cast<std::size_t>(n - 1 - j)] > 0)) continue;
+      Position parent = q;
+      parent.pits[static_cast<std::size_t>(i)] = static_cast<Seeds>(s);
+      out.push_back(parent);
+    }
+  }
+  return true;
+}
+
 // A position with one side empty: the game is over, each side takes its own seeds.
 Value Kalah::terminal_value(const Position& p) const {
   return static_cast<Value>(p.seeds_in(0, m_) - p.seeds_in(m_, 2 * m_));

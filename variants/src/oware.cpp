@@ -59,4 +59,34 @@ Value Oware::terminal_value(const Position& p) const {
   return static_cast<Value>(p.seeds_in(0, kRow) - p.seeds_in(kRow, kPits));
 }
 
+// Un-moves. p (South to move) came from q by a capture-free move of the other side:
+// turn p round so that mover is South again; his start pit i is empty; sowing s
+// seeds from i put one seed in each pit of the lap (skipping i), so q = board with
+// one seed taken back from each pit of the lap and s seeds in i. A longer lap
+// takes back from a superset of pits, so the first failure ends the search.
+bool Oware::in_class_parents(const Position& p, std::vector<Position>& out) const {
+  out.clear();
+  const Position b = rotate(p);
+  const int n = b.seeds_in(0, kPits);
+  for (int i = 0; i < kRow; ++i) {
+    if (b.pits[static_cast<std::size_t>(i)] != 0) continue;
+    Position q = b;
+    int j = i;
+    for (int s = 1; s <= n; ++s) {
+      j = (j + 1) % kPits;
+      if (j == i) j = (j + 1) % kPits;
+      auto& c = q.pits[static_cast<std::size_t>(j)];
+      if (c == 0) break;
+      --c;
+      // The last seed landing on an opponent 2 or 3 would have captured: not in-class.
+      const int after = b.pits[static_cast<std::size_t>(j)];
+      if (j >= kRow && (after == 2 || after == 3)) continue;
+      Position parent = q;
+      parent.pits[static_cast<std::size_t>(i)] = static_cast<Seeds>(s);
+      out.push_back(parent);
+    }
+  }
+  return true;
+}
+
 }  // namespace mancala

@@ -83,6 +83,12 @@ class ClassIndex {
     return dist_->rank(x, key_.seeds);
   }
   bool contains(const Position& p) const;  // in this class and allowed by the filter
+  bool allowed(const Position& p) const {  // allowed by the filter (class not checked)
+    if (!dist_->filter().active()) return true;
+    Seeds x[kMaxPits];
+    for (std::size_t i = 0; i < live_.size(); ++i) x[i] = p.pits[static_cast<std::size_t>(live_[i])];
+    return dist_->allowed(x);
+  }
   Position unrank(Index r) const {
     Position p = skeleton_;
     Seeds x[kMaxPits];

@@ -87,6 +87,12 @@ class Variant {
   // Whether a position is one the tables hold (false e.g. for a first-move flag).
   virtual bool tabled(const Position& p) const { return p.flags == 0 && p.jeppe < 0; }
 
+  // Candidate parents inside the same class: a superset of the positions q of
+  // class_of(p) that have a move to p staying in the class (extra candidates only
+  // cost the solver time; a missing one would be a wrong table). Returns false if
+  // the variant cannot enumerate them (multi-lap turns): the solver then sweeps.
+  virtual bool in_class_parents(const Position&, std::vector<Position>&) const { return false; }
+
   // Move labels and their parse (for probe output and `play`).
   virtual std::string move_name(Move m) const { return to_string(m); }
 

@@ -2,6 +2,7 @@
 // store, capture from an empty own pit (`empty` or `standard` option).
 #pragma once
 
+#include "mancala/rules/sowing.h"
 #include "mancala/variant.h"
 
 namespace mancala {
@@ -19,6 +20,11 @@ class Kalah final : public Variant {
   Position start(int per_pit = 0) const override;
   void children(const Position& p, std::vector<Child>& out) const override;
   Value terminal_value(const Position& p) const override;
+  // No marks or flags on this board: the fast forms of the generic functions.
+  Position rotate(const Position& p) const override { return rotate_plain(p, 2 * m_); }
+  ClassKey class_of(const Position& p) const override { return ClassKey{0, p.seeds_in(0, 2 * m_)}; }
+
+  bool in_class_parents(const Position& p, std::vector<Position>& out) const override;
 
   int pits_per_side() const { return m_; }
   Capture capture() const { return capture_; }

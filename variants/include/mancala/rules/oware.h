@@ -1,6 +1,7 @@
 // Oware / Awari with Romein & Bal's rules (RULES.md section 6).
 #pragma once
 
+#include "mancala/rules/sowing.h"
 #include "mancala/variant.h"
 
 namespace mancala {
@@ -17,9 +18,14 @@ class Oware final : public Variant {
   Position start(int per_pit = 0) const override;
   void children(const Position& p, std::vector<Child>& out) const override;
   Value terminal_value(const Position& p) const override;
+  // No marks or flags on this board: the fast forms of the generic functions.
+  Position rotate(const Position& p) const override { return rotate_plain(p, kPits); }
+  ClassKey class_of(const Position& p) const override { return ClassKey{0, p.seeds_in(0, kPits)}; }
   // Reachable positions: the side that just moved (North, after the turn round)
   // has at least one empty pit (the start position excepted).
   IndexFilter index_filter(const ClassKey&) const override { return {kRow, kPits}; }
+
+  bool in_class_parents(const Position& p, std::vector<Position>& out) const override;
 
   // Sows South's pit `pit` (non-empty) and captures; returns the capture.
   static int play(Position& p, int pit);

@@ -7,6 +7,17 @@
 
 namespace mancala {
 
+// The board turned round for two rows of n/2 pits and no marks or flags.
+inline Position rotate_plain(const Position& p, int n) {
+  Position r;
+  const int k = n / 2;
+  for (int i = 0; i < k; ++i) {
+    r.pits[static_cast<std::size_t>(i)] = p.pits[static_cast<std::size_t>(i + k)];
+    r.pits[static_cast<std::size_t>(i + k)] = p.pits[static_cast<std::size_t>(i)];
+  }
+  return r;
+}
+
 // Exact detection of an endless turn (RULES.md section 0): the sequence of lap-start
 // states of a turn is deterministic, so it never ends iff some state repeats. Brent's
 // algorithm finds a repeat with one saved state and no false positives; a relay that
