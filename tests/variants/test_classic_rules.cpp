@@ -354,7 +354,7 @@ TEST(Kalah, GameEndsWhenASideIsEmptyEachTakesHisOwn) {
 // spec/EXAMPLES.md, reproduced exactly
 // =============================================================================
 
-TEST(Examples, DjenonAboureStart) {
+TEST(ClassicExamples, DjenonAboureStart) {
   EXPECT_EQ(moves_text("djenon-aboure 4,4,4,4,4,4/4,4,4,4,4,4 S"), R"(djenon-aboure 4,4,4,4,4,4/4,4,4,4,4,4 S
   move 0              -> djenon-aboure 2,6,6,0,5,5/5,1,5,5,5,1 N    gains: mover 2, opponent 0
   move 1              -> djenon-aboure 1,2,6,6,0,5/5,5,1,5,5,5 N    gains: mover 2, opponent 0
@@ -365,7 +365,7 @@ TEST(Examples, DjenonAboureStart) {
 )");
 }
 
-TEST(Examples, OwareStart) {
+TEST(ClassicExamples, OwareStart) {
   EXPECT_EQ(moves_text("oware 4,4,4,4,4,4/4,4,4,4,4,4 S"), R"(oware 4,4,4,4,4,4/4,4,4,4,4,4 S
   move 0              -> oware 0,5,5,5,5,4/4,4,4,4,4,4 N    gains: mover 0, opponent 0
   move 1              -> oware 4,0,5,5,5,5/4,4,4,4,4,4 N    gains: mover 0, opponent 0
@@ -376,7 +376,7 @@ TEST(Examples, OwareStart) {
 )");
 }
 
-TEST(Examples, KalahEmptyStart) {
+TEST(ClassicExamples, KalahEmptyStart) {
   EXPECT_EQ(moves_text("kalah:6:empty 4,4,4,4,4,4/4,4,4,4,4,4 S"), R"(kalah:6:empty 4,4,4,4,4,4/4,4,4,4,4,4 S
   move 0              -> kalah:6:empty 0,5,5,5,5,4/4,4,4,4,4,4 N    gains: mover 0, opponent 0
   move 1              -> kalah:6:empty 4,0,5,5,5,5/4,4,4,4,4,4 N    gains: mover 0, opponent 0
@@ -387,7 +387,7 @@ TEST(Examples, KalahEmptyStart) {
 )");
 }
 
-TEST(Examples, DjenonAboureCaptureChain) {
+TEST(ClassicExamples, DjenonAboureCaptureChain) {
   EXPECT_EQ(moves_text("djenon-aboure 2,2,3,1,0,1/0,2,1,1,1,0 S"), R"(djenon-aboure 2,2,3,1,0,1/0,2,1,1,1,0 S
   move 0              -> djenon-aboure 1,1,0,0,0,1/0,2,1,1,1,0 N    gains: mover 6, opponent 0
   move 1              -> djenon-aboure 2,1,0,1,0,1/0,2,1,1,1,0 N    gains: mover 4, opponent 0
@@ -395,20 +395,20 @@ TEST(Examples, DjenonAboureCaptureChain) {
 )");
 }
 
-TEST(Examples, DjenonAbourePass) {
+TEST(ClassicExamples, DjenonAbourePass) {
   EXPECT_EQ(moves_text("djenon-aboure 0,1,1,0,0,1/3,0,0,1,1,1 S"), R"(djenon-aboure 0,1,1,0,0,1/3,0,0,1,1,1 S
   move pass           -> djenon-aboure 0,1,1,0,0,1/3,0,0,1,1,1 N    gains: mover 0, opponent 0
 )");
 }
 
-TEST(Examples, OwareCaptureOf2sAnd3s) {
+TEST(ClassicExamples, OwareCaptureOf2sAnd3s) {
   EXPECT_EQ(moves_text("oware 1,0,0,0,0,2/2,2,0,3,1,2 S"), R"(oware 1,0,0,0,0,2/2,2,0,3,1,2 S
   move 0              -> oware 0,1,0,0,0,2/2,2,0,3,1,2 N    gains: mover 0, opponent 0
   move 5              -> oware 1,0,0,0,0,0/0,0,0,3,1,2 N    gains: mover 6, opponent 0
 )");
 }
 
-TEST(Examples, KalahStandardCapture) {
+TEST(ClassicExamples, KalahStandardCapture) {
   EXPECT_EQ(moves_text("kalah:4:standard 1,0,0,0/1,5,5,1 S"), R"(kalah:4:standard 1,0,0,0/1,5,5,1 S
   move 0              -> kalah:4:standard 0,0,0,0/1,5,0,1 N    gains: mover 6, opponent 0
 )");
@@ -416,7 +416,7 @@ TEST(Examples, KalahStandardCapture) {
 
 // The examples agree with the naive implementation too, and with North to move (the
 // board turned round gives the same turns turned round).
-TEST(Examples, NaiveAgreesAndNorthIsSouthTurnedRound) {
+TEST(ClassicExamples, NaiveAgreesAndNorthIsSouthTurnedRound) {
   for (const char* text : {"djenon-aboure 4,4,4,4,4,4/4,4,4,4,4,4 S", "oware 4,4,4,4,4,4/4,4,4,4,4,4 S",
                            "kalah:6:empty 4,4,4,4,4,4/4,4,4,4,4,4 S", "djenon-aboure 2,2,3,1,0,1/0,2,1,1,1,0 S",
                            "djenon-aboure 0,1,1,0,0,1/3,0,0,1,1,1 S", "oware 1,0,0,0,0,2/2,2,0,3,1,2 S",
@@ -441,6 +441,8 @@ TEST(Examples, NaiveAgreesAndNorthIsSouthTurnedRound) {
 // Golden perft numbers from the start, cross-checked against the naive rules
 // =============================================================================
 
+namespace {
+
 struct Golden {
   const char* variant;
   std::vector<std::uint64_t> perft;  // depth 1, 2, ...
@@ -454,7 +456,9 @@ const Golden kGolden[] = {
     {"kalah:4:standard", {4, 15, 51, 181, 644, 2203, 7470, 24423, 77210}},
 };
 
-TEST(Perft, GoldenNumbersFromTheStart) {
+}  // namespace
+
+TEST(ClassicPerft, GoldenNumbersFromTheStart) {
   for (const Golden& g : kGolden) {
     const VariantPtr v = variant(g.variant);
     for (std::size_t d = 0; d < g.perft.size(); ++d)
@@ -462,7 +466,7 @@ TEST(Perft, GoldenNumbersFromTheStart) {
   }
 }
 
-TEST(Perft, NaiveImplementationAgrees) {
+TEST(ClassicPerft, NaiveImplementationAgrees) {
   for (const Golden& g : kGolden) {
     const VariantPtr v = variant(g.variant);
     const std::vector<int> b = board_of(*v, v->start());
@@ -534,7 +538,7 @@ CrossCheckStats cross_check(const std::string& spec, int count, unsigned seed) {
 
 }  // namespace
 
-TEST(CrossCheck, DjenonAboure) {
+TEST(ClassicCrossCheck, DjenonAboure) {
   const auto st = cross_check("djenon-aboure", 20000, 1);
   EXPECT_GT(st.over, 0);
   EXPECT_GT(st.passes, 0);
@@ -544,7 +548,7 @@ TEST(CrossCheck, DjenonAboure) {
 // Endless turns are rare in random positions (about 1 in 4000 boards of 48 seeds), so
 // search for boards with a move that has not ended after 1000 laps (a plain loop, no
 // detector), then cross-check those boards with both sides to move.
-TEST(CrossCheck, DjenonAboureEndlessTurns) {
+TEST(ClassicCrossCheck, DjenonAboureEndlessTurns) {
   const VariantPtr v = variant("djenon-aboure");
   std::mt19937 rng(3);
   int found = 0, only_endless = 0;
@@ -585,14 +589,14 @@ TEST(CrossCheck, DjenonAboureEndlessTurns) {
   EXPECT_EQ(found, 25);
 }
 
-TEST(CrossCheck, Oware) {
+TEST(ClassicCrossCheck, Oware) {
   const auto st = cross_check("oware", 20000, 2);
   EXPECT_GT(st.over, 0);
   EXPECT_GT(st.captures, 1000);
   EXPECT_GT(st.starving, 0);
 }
 
-TEST(CrossCheck, Kalah) {
+TEST(ClassicCrossCheck, Kalah) {
   for (int m = 1; m <= 6; ++m)
     for (const char* opt : {"empty", "standard"}) {
       const auto st = cross_check("kalah:" + std::to_string(m) + ":" + opt, m == 6 || m == 4 ? 5000 : 1500,
