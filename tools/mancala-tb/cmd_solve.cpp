@@ -1,5 +1,142 @@
-// solve (issue 6).
+// solve: the perfect-play value of a position by search over the tables (issue 6).
+#include <csignal>
+#include <cstdio>
+#include <sstream>
+
 #include "commands.h"
+#include "mancala/probe.h"
+#include "mancala/search.h"
+
 namespace mancala::cli {
-int cmd_solve(Args&) { throw UsageError("not implemented yet"); }
+
+namespace {
+
+std::atomic<bool> g_cancel{false};
+extern "C" void on_solve_signal(int) { g_cancel.store(true); }
+
+std::string value_json(GameKind kind, Value v) {
+  if (kind == GameKind::WinLoss)
+    return std::string("\"") + (v > 0 ? "win" : v < 0 ? "loss" : "draw") + "\",\"depth\":" + std::to_string(plies_of(v));
+  return std::to_string(v);
+}
+
+void print_help() {
+  std::printf(
+      "usage: mancala-tb solve VARIANT [PITS SIDE [FLAGS]] [--tables DIR] [--per-pit N]\n"
+      "                        [--tt-mb M] [--threads T] [--time-limit S] [--json]\n\n"
+      "The exact value of a position under perfect play, by search: MTD(f) alpha-beta to\n"
+      "the end of the game, with a transposition table, a repeated position scored as\n"
+      "endless play (0), and every position the tables cover taken from the tables.\n"
+      "Without PITS SIDE it solves the variant's start position.\n\n"
+      "  --tables DIR    table folder made by `mancala-tb generate`; optional when the game\n"
+      "                  is small enough to search to the end without tables\n"
+      "  --per-pit N     start position with N seeds in each pit (default: the game's own)\n"
+      "  --tt-mb M       transposition table memory in MiB (default 256, at least 1)\n"
+      "  --threads T     threads for the first moves (default: all cores)\n"
+      "  --time-limit S  give up after S seconds (default: no limit)\n"
+      "  --no-pv         skip the principal variation\n"
+      "  --json          one JSON object: position, value, pv (move labels), pv_end,\n"
+      "                  moves [{move, value}] best first, nodes, seconds\n\n"
+      "The value is the margin of the seeds still in play that the side to move can force\n"
+      "(seeds already captured do not count); a first move's value is its gains plus the\n"
+      "value of the position after it, from the mover's view. The principal variation is\n"
+      "a line of optimal moves, replayed with the rules engine, to the end of the game.\n\n"
+      "examples:\n"
+      "  mancala-tb solve kalah:3:empty --per-pit 3                  Kalah(3,3), no tables\n"
+      "  mancala-tb generate kalah:4:empty --max-seeds 14 --out tb/\n"
+      "  mancala-tb solve kalah:4:empty --per-pit 4 --tables tb/      Kalah(4,4)\n"
+      "  mancala-tb solve oware 0,0,3,0,1,2/1,2,0,0,4,1 S --tables tb/\n");
+}
+
+}  // namespace
+
+int cmd_solve(Args& a) {
+  if (a.help()) {
+    print_help();
+    return 0;
+  }
+  const auto tables_dir = a.option("tables");
+  const int per_pit = a.int_option("per-pit", 0, 0, 56);
+  const int tt_mb = a.int_option("tt-mb", 256, 0, 1 << 20);
+  const int threads = a.int_option("threads", 0, 0, 1024);
+  const int time_limit = a.int_option("time-limit", 0, 0, 1 << 30);
+  const bool json = a.flag("json");
+  const bool no_pv = a.flag("no-pv");
+  const auto w = a.rest();
+  if (w.empty()) throw UsageError("solve needs a VARIANT (see --help)");
+  const VariantPtr v = variant_or_throw(w[0]);
+  ParsedPosition pp;
+  if (w.size() == 1) {
+    pp.variant = v;
+    pp.position = v->start(per_pit);
+    pp.side = Side::South;
+    if (auto e = v->check(pp.position); !e.empty()) throw UsageError("--per-pit " + std::to_string(per_pit) + ": " + e);
+  } else {
+    if (per_pit) throw UsageError("--per-pit makes a start position; give either it or PITS SIDE");
+    pp = position_or_throw(v, std::vector<std::string>(w.begin() + 1, w.end()));
+  }
+
+  SearchOptions opt;
+  if (tables_dir) {
+    auto tb = Tablebase::open(*tables_dir);
+    if (!tb) throw UsageError(tb.error().message);
+    opt.tables = *tb;
+  }
+  opt.tt_bytes = static_cast<std::uint64_t>(tt_mb) << 20;
+  opt.threads = threads;
+  opt.time_limit = time_limit;
+  opt.cancel = &g_cancel;
+  opt.principal_variation = !no_pv;
+  std::signal(SIGINT, on_solve_signal);
+  Progress bar(stderr_is_terminal());
+  opt.progress = [&](const SearchProgress& s) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%d/%d first moves, %s in [%d, %d], %.3g positions", s.root_moves_done,
+                  s.root_moves, s.current.c_str(), s.lower, s.upper, static_cast<double>(s.nodes));
+    bar.show(buf, static_cast<std::uint64_t>(s.root_moves_done), static_cast<std::uint64_t>(std::max(1, s.root_moves)));
+  };
+  auto searcher = Searcher::create(v, opt);
+  if (!searcher) throw UsageError(searcher.error().message);
+  auto r = (*searcher)->solve(pp.position);
+  bar.finish();
+  if (!r) {
+    if (r.error().code == SearchError::Cancelled) {
+      std::fprintf(stderr, "mancala-tb solve: interrupted\n");
+      return 130;
+    }
+    throw std::runtime_error(r.error().message);
+  }
+  const std::string pos = format_position(*v, pp.position, pp.side);
+  // The principal variation with the side that plays each move.
+  std::vector<std::string> pv;
+  Side side = pp.side;
+  std::string pv_text;
+  for (const Child& c : r->pv) {
+    pv.push_back(v->move_name(c.move));
+    pv_text += std::string(pv_text.empty() ? "" : " ") + side_char(side) + ":" + pv.back();
+    if (!c.same_side) side = opposite(side);
+  }
+  if (json) {
+    std::ostringstream o;
+    o << "{\"position\":\"" << json_escape(pos) << "\",\"value\":" << value_json(v->kind(), r->value) << ",\"pv\":[";
+    for (std::size_t i = 0; i < pv.size(); ++i) o << (i ? "," : "") << "\"" << json_escape(pv[i]) << "\"";
+    o << "],\"pv_end\":\"" << json_escape(r->pv_end) << "\",\"moves\":[";
+    for (std::size_t i = 0; i < r->moves.size(); ++i)
+      o << (i ? "," : "") << "{\"move\":\"" << json_escape(v->move_name(r->moves[i].move))
+        << "\",\"value\":" << value_json(v->kind(), r->moves[i].value) << "}";
+    o << "],\"nodes\":" << r->nodes << ",\"table_hits\":" << r->table_hits << ",\"seconds\":" << r->seconds << "}";
+    std::printf("%s\n", o.str().c_str());
+    return 0;
+  }
+  std::printf("%s\n  value %s\n", pos.c_str(), value_text(v->kind(), r->value).c_str());
+  if (r->moves.empty()) std::printf("  no legal move: the game is over\n");
+  for (const auto& m : r->moves)
+    std::printf("  move %-12s %-10s gains %d/%d%s\n", v->move_name(m.move).c_str(), value_text(v->kind(), m.value).c_str(),
+                m.child.gain_mover, m.child.gain_opponent, m.child.same_side ? " (moves again)" : "");
+  if (!no_pv) std::printf("  pv %s (%s)\n", pv_text.empty() ? "-" : pv_text.c_str(), r->pv_end.c_str());
+  std::printf("  %llu positions searched, %llu table values, %.3f s\n", static_cast<unsigned long long>(r->nodes),
+              static_cast<unsigned long long>(r->table_hits), r->seconds);
+  return 0;
+}
+
 }  // namespace mancala::cli

@@ -1,0 +1,138 @@
+// Exact search for positions above the tables (issue 6).
+//
+// Contract. For a position p (side to move South) the search returns v(p), the exact
+// value of types.h / retrograde.h under optimal play, a game that never ends being
+// worth 0 (score) or a draw (win/loss):
+//
+//   v(p) = table value of p                          if class_of(p) is in the tables,
+//   v(p) = terminal_value(p)                         if p has no move,
+//   v(p) = max over moves m of value(m)              otherwise,
+//   value(m) = move_value(kind, m, v(child))         (variant.h)
+//
+// and, for every first move m, value(m). No heuristic cut-off: every bound used is
+// a proven bound of v.
+//
+// Method: MTD(f) over a fail-soft null-window alpha-beta that searches to the end of
+// the game or to a table position (no depth limit). A call search(q, alpha, beta)
+// returns r with
+//
+//   r <= alpha  =>  v(q) <= r,      r >= beta  =>  v(q) >= r,      else  v(q) == r.
+//
+// MTD(f) narrows [lo, hi] (start [-value_bound, +value_bound]) with null windows
+// (gamma-1, gamma) until lo == hi.
+//
+// Cycles (Oware, Djenon-aboure, ...). A position that repeats on the current path is
+// scored 0 (endless play). This is exact: a repetition can only happen inside one
+// class, where every move gains nothing, and both players have positional strategies
+// that are optimal from every position (the attractor strategies of retrograde
+// analysis). Against Max's positional optimal strategy, any play of the "repetition
+// ends the game with 0" game either ends as in the real game, or closes a cycle that
+// Max's strategy would repeat forever (real value 0, the same), or stops at a table
+// or transposition entry whose exact value Min can enforce; so the repetition game
+// has value >= v(q), and by symmetry <= v(q). It holds with any proven values or
+// bounds substituted at table and transposition entries.
+// The repetition game's value depends on the path only through repetitions of
+// positions above q: a result whose subtree hit a repetition of a strict ancestor of
+// q is used for q's parent but never stored in the transposition table (graph
+// history interaction); every stored entry is a bound of v(q) itself. The value of
+// each first move is searched from the child alone (the root is not on its path),
+// since value(m) = move_value(m, v(child)) with the root's history would not hold.
+// Kalah positions never repeat (seeds only move forward within a class).
+//
+// Transposition table: 2^k buckets of 4 entries of 16 bytes (at most tt_bytes), each
+// entry a proven interval lo <= v <= hi, the index of the best child found, the
+// search effort (log2 of the subtree's nodes) and a generation. Replacement: the
+// same position, else an entry of an older generation, else the least effort. The
+// key is a 64-bit hash of the whole position; entries are written lock-free (key
+// xor data), so a torn entry is never read as another position's.
+//
+// Parallelism: the first moves are solved in parallel (TBB) with a shared table
+// (every first move's value is wanted anyway); each thread keeps its own path.
+//
+// Tables: every position whose class is in the tables and that the class indexes is
+// an exact leaf. Classes are loaded into memory whole on first use. If the tables
+// of the variant reach N seeds, a tabled position of at most N seeds whose class is
+// missing is an error (which class, and the generate command that makes it).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mancala/variant.h"
+
+namespace mancala {
+
+class Tablebase;
+
+struct SearchError {
+  enum Code { MissingTable, TableError, TableTooSmall, Limit, Cancelled, BadPosition };
+  Code code;
+  std::string message;
+};
+
+struct SearchProgress {
+  int root_moves = 0;       // first moves in all
+  int root_moves_done = 0;  // first moves whose value is known
+  std::string current;      // what is being searched ("move 3", "pv")
+  int lower = 0, upper = 0; // proven bounds of the value of `current` (MTD(f))
+  std::uint64_t nodes = 0;  // positions searched so far (all threads)
+  double seconds = 0;
+};
+
+struct SearchOptions {
+  std::shared_ptr<const Tablebase> tables;  // may be null: search to the end of the game
+  std::uint64_t tt_bytes = 64ull << 20;     // transposition table memory (at least 1 MiB)
+  int threads = 0;                          // 0 = all cores
+  double time_limit = 0;                    // seconds, 0 = none (then Limit error)
+  std::uint64_t max_nodes = 0;              // 0 = none (then Limit error)
+  bool principal_variation = true;
+  std::function<void(const SearchProgress&)> progress;  // serialised; the core never prints
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct RootMoveValue {
+  Move move;
+  Value value = 0;  // value of the move for the mover (move_value of variant.h)
+  Child child;
+};
+
+struct SearchResult {
+  Value value = 0;
+  std::vector<RootMoveValue> moves;  // best first; ties keep move order
+  // Principal variation: a line of optimal moves from the position; `pv_end` says why
+  // it stops: "game over", "endless play" (the line repeats a position) or "limit".
+  std::vector<Child> pv;
+  std::string pv_end;
+  std::uint64_t nodes = 0;
+  std::uint64_t table_hits = 0;  // exact leaves from the tables
+  double seconds = 0;
+};
+
+// A searcher keeps its transposition table and loaded tables across positions.
+// Not thread-safe itself (it uses threads inside).
+class Searcher {
+ public:
+  static std::expected<std::unique_ptr<Searcher>, SearchError> create(VariantPtr v, SearchOptions options);
+  ~Searcher();
+
+  // Value of every first move, the value, and a principal variation.
+  std::expected<SearchResult, SearchError> solve(const Position& p);
+  // The value only (one thread, MTD(f) at the root).
+  std::expected<Value, SearchError> value(const Position& p);
+
+  struct Impl;
+
+ private:
+  explicit Searcher(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// One-shot convenience: Searcher::create(v, options)->solve(p).
+std::expected<SearchResult, SearchError> solve_position(VariantPtr v, const Position& p, SearchOptions options = {});
+
+}  // namespace mancala
