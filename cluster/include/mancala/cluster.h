@@ -1,0 +1,155 @@
+// Distributed generation with MPI (Boost.MPI over Open MPI).
+//
+// Ownership. The positions [0, n) of a class are split over the K ranks of the
+// communicator by the same pure function the threads use (retrograde.h):
+//
+//   rank r owns [chunk_start(n, K, r), chunk_start(n, K, r + 1))
+//
+// and owner_of(n, K, i) is its inverse. A rank keeps only its slice of the working
+// arrays; everything it learns about positions of other ranks travels in batched,
+// bulk-synchronous rounds (per-destination vectors, boost::mpi::all_to_all).
+//
+// Methods (the same as solve_class, so the values are the same, byte for byte):
+//  * variants with in-class un-moves (Oware, Kalah): levels with child counters.
+//    Pass 0 is local (exits come from the replicated lower classes, counters are
+//    the parent's own). A decided child c sends "child c decided, worth x to you"
+//    to the owner of each candidate parent q; the owner keeps q only if q really
+//    moves to c, then decides q (x > 0) or counts one more losing move down.
+//  * the others: bound sweeps. Each rank sweeps its slice in place (Gauss-Seidel);
+//    the bounds of in-class children owned by other ranks ("ghosts") are fetched at
+//    the start of every sweep from their owners (who learnt in sweep 0 which of
+//    their positions each rank needs). A sweep in which no rank changed a bound is
+//    a fixpoint with current ghosts, so the stopping rule is the one of solve_class.
+//
+// Lower classes are replicated: after a class is solved its slices are all-gathered
+// and every rank holds the whole class (exits of later classes look them up locally).
+#pragma once
+
+#include <boost/mpi/communicator.hpp>
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mancala/generate.h"
+#include "mancala/retrograde.h"
+#include "mancala/values.h"
+
+namespace mancala::cluster {
+
+// The rank owning index i of [0, n) split into `parts` chunks (inverse of chunk()).
+// Precondition: i < n.
+std::uint64_t owner_of(std::uint64_t n, std::uint64_t parts, std::uint64_t i);
+
+// Traffic and work of one rank (sum over ranks with `reduce`).
+struct ClusterStats {
+  std::uint64_t positions = 0;   // positions solved (whole classes, counted by rank 0 only)
+  std::uint64_t records = 0;     // notifications / bound entries sent to other ranks
+  std::uint64_t bytes = 0;       // payload bytes of those records
+  std::uint64_t exchanges = 0;   // bulk-synchronous all_to_all rounds (every rank counts them)
+  std::uint64_t gathered_bytes = 0;  // bytes received by all_gather of solved slices
+  double seconds_solving = 0, seconds_exchanging = 0, seconds_gathering = 0, seconds_writing = 0;
+  ClusterStats& operator+=(const ClusterStats& o);
+};
+
+// Called by every rank around each blocking collective, so a watchdog can tell how
+// long a rank has been waiting for the others (`phase` empty = not waiting).
+using WaitHook = std::function<void(const char* phase)>;
+
+struct DistributedOptions {
+  int threads = 0;  // TBB threads per rank for local passes (0 = all cores)
+  std::uint64_t batch = 1u << 20;  // frontier positions handled between two exchanges
+  WaitHook wait;
+  // Test hook: this rank kills itself with SIGKILL in the middle of the class
+  // (after its pass 0) when the class number (1-based) matches. -1 = never.
+  int kill_at_class = -1;
+  int class_number = 0;
+};
+
+// Solves one class over all ranks of `comm` and returns this rank's slice of the
+// values (ClassValues byte layout, positions [chunk_start(n,K,r), chunk_start(n,K,r+1))).
+// Every rank must call it with the same arguments. Errors (a child's class is
+// missing) come back as a message; the caller aborts the job (the other ranks may
+// be inside a collective).
+std::expected<std::vector<std::uint8_t>, std::string> solve_class_distributed(
+    const boost::mpi::communicator& comm, const Variant& v, const ClassKey& key, const SolvedClasses& solved,
+    const DistributedOptions& opt, ClusterStats& stats);
+
+// All-gathers the slices of a class into the whole class on every rank (chunked,
+// so no single MPI count exceeds INT_MAX).
+std::shared_ptr<ClassValues> gather_class(const boost::mpi::communicator& comm, const Variant& v, const ClassKey& key,
+                                          const std::vector<std::uint8_t>& slice, const DistributedOptions& opt,
+                                          ClusterStats& stats);
+
+// ---- Manifest: DIR/<variant>.manifest, written by rank 0 after every class -----
+//
+// A text file, rewritten atomically (temporary + rename) after each finished class:
+//
+//   mancala-tb-mpi manifest 1
+//   variant oware
+//   max_seeds 12
+//   ranks 2
+//   classes 13
+//   class 1 seeds 0 state 0000000000000000 positions 1 file oware.0.0000000000000000.mtb
+//         file_bytes 120 file_crc32 1a2b3c4d values_crc32 d202ef8d source solved
+//         slices 0:0-0:00000000,1:0-1:d202ef8d
+//   complete
+//
+// (one line per class; "source loaded" for classes resumed from an earlier run,
+// whose slices are not recorded). "complete" is written once every class is done.
+struct ManifestClass {
+  int number = 0;  // 1-based, in solving order
+  ClassKey key;
+  std::uint64_t positions = 0;
+  std::string file;
+  std::uint64_t file_bytes = 0;
+  std::uint32_t file_crc32 = 0, values_crc32 = 0;
+  std::string source;  // "solved" or "loaded"
+  struct Slice {
+    int rank;
+    std::uint64_t begin, end;
+    std::uint32_t crc32;
+  };
+  std::vector<Slice> slices;
+};
+struct Manifest {
+  std::string variant;
+  int max_seeds = 0;
+  int ranks = 0;
+  int classes = 0;
+  std::vector<ManifestClass> done;
+  bool complete = false;
+};
+std::filesystem::path manifest_path(const std::filesystem::path& dir, const std::string& variant);
+std::expected<void, std::string> write_manifest(const std::filesystem::path& path, const Manifest& m);
+std::expected<Manifest, std::string> read_manifest(const std::filesystem::path& path);
+std::expected<std::uint32_t, std::string> file_crc32(const std::filesystem::path& path);
+
+// ---- The class loop ------------------------------------------------------------
+struct ClusterGenerateOptions {
+  int max_seeds = 0;
+  std::filesystem::path out;
+  bool resume = false;  // load finished classes from `out` (else `out` must hold no tables of the variant)
+  int zstd_level = 9;
+  DistributedOptions solve;
+  // Rank 0 only: one line per class (the core never prints).
+  std::function<void(const std::string&)> on_line;
+};
+
+struct ClusterReport {
+  int classes_solved = 0, classes_loaded = 0;
+  std::uint64_t positions = 0;
+  double seconds = 0;
+  ClusterStats stats;  // summed over ranks (valid on rank 0)
+};
+
+// Every rank calls it. Rank 0 reads and writes `out` (the other ranks never touch
+// the folder, so no shared file system is needed); finished classes are broadcast.
+// Errors: a message on the rank that saw it. The caller must abort the job.
+std::expected<ClusterReport, std::string> generate_distributed(const boost::mpi::communicator& comm, const Variant& v,
+                                                               const ClusterGenerateOptions& opt);
+
+}  // namespace mancala::cluster

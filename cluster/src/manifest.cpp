@@ -1,0 +1,149 @@
+// The manifest of a distributed run (format in cluster.h).
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "mancala/cluster.h"
+
+namespace mancala::cluster {
+
+namespace fs = std::filesystem;
+
+fs::path manifest_path(const fs::path& dir, const std::string& variant) {
+  std::string v = variant;
+  for (char& c : v)
+    if (c == ':') c = '_';
+  return dir / (v + ".manifest");
+}
+
+namespace {
+std::string hex32(std::uint32_t x) {
+  char b[9];
+  std::snprintf(b, sizeof b, "%08x", x);
+  return b;
+}
+std::string hex64(std::uint64_t x) {
+  char b[17];
+  std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(x));
+  return b;
+}
+}  // namespace
+
+std::expected<std::uint32_t, std::string> file_crc32(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return std::unexpected(path.string() + ": cannot open: " + std::strerror(errno));
+  std::vector<char> all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return crc32(all.data(), all.size());
+}
+
+std::expected<void, std::string> write_manifest(const fs::path& path, const Manifest& m) {
+  std::ostringstream s;
+  s << "mancala-tb-mpi manifest 1\n"
+    << "variant " << m.variant << "\n"
+    << "max_seeds " << m.max_seeds << "\n"
+    << "ranks " << m.ranks << "\n"
+    << "classes " << m.classes << "\n";
+  for (const ManifestClass& c : m.done) {
+    s << "class " << c.number << " seeds " << c.key.seeds << " state " << hex64(c.key.state) << " positions "
+      << c.positions << " file " << c.file << " file_bytes " << c.file_bytes << " file_crc32 " << hex32(c.file_crc32)
+      << " values_crc32 " << hex32(c.values_crc32) << " source " << c.source;
+    if (!c.slices.empty()) {
+      s << " slices ";
+      for (std::size_t i = 0; i < c.slices.size(); ++i) {
+        const auto& sl = c.slices[i];
+        s << (i ? "," : "") << sl.rank << ":" << sl.begin << "-" << sl.end << ":" << hex32(sl.crc32);
+      }
+    }
+    s << "\n";
+  }
+  if (m.complete) s << "complete\n";
+  const std::string text = s.str();
+  // Atomic: temporary, fsync, rename (a killed job leaves the previous manifest).
+  const fs::path tmp = path.string() + ".tmp." + std::to_string(getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) return std::unexpected(tmp.string() + ": cannot create: " + std::strerror(errno));
+  std::size_t off = 0;
+  while (off < text.size()) {
+    const ssize_t w = ::write(fd, text.data() + off, text.size() - off);
+    if (w <= 0) {
+      const std::string err = std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      return std::unexpected(tmp.string() + ": cannot write: " + err);
+    }
+    off += static_cast<std::size_t>(w);
+  }
+  ::fsync(fd);
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string err = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return std::unexpected(path.string() + ": cannot rename into place: " + err);
+  }
+  return {};
+}
+
+std::expected<Manifest, std::string> read_manifest(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) return std::unexpected(path.string() + ": cannot open: " + std::strerror(errno));
+  Manifest m;
+  std::string line;
+  if (!std::getline(in, line) || line != "mancala-tb-mpi manifest 1")
+    return std::unexpected(path.string() + ": not a mancala-tb-mpi manifest (version 1)");
+  int number = 0;
+  while (std::getline(in, line)) {
+    ++number;
+    std::istringstream ls(line);
+    std::string word;
+    ls >> word;
+    auto bad = [&] { return std::unexpected(path.string() + ": line " + std::to_string(number + 1) + " is malformed"); };
+    if (word == "variant") ls >> m.variant;
+    else if (word == "max_seeds") ls >> m.max_seeds;
+    else if (word == "ranks") ls >> m.ranks;
+    else if (word == "classes") ls >> m.classes;
+    else if (word == "complete") m.complete = true;
+    else if (word == "class") {
+      ManifestClass c;
+      std::string k, state, fcrc, vcrc;
+      ls >> c.number;
+      while (ls >> k) {
+        if (k == "seeds") ls >> c.key.seeds;
+        else if (k == "state") ls >> state;
+        else if (k == "positions") ls >> c.positions;
+        else if (k == "file") ls >> c.file;
+        else if (k == "file_bytes") ls >> c.file_bytes;
+        else if (k == "file_crc32") ls >> fcrc;
+        else if (k == "values_crc32") ls >> vcrc;
+        else if (k == "source") ls >> c.source;
+        else if (k == "slices") {
+          std::string all;
+          ls >> all;
+          std::istringstream ss(all);
+          std::string one;
+          while (std::getline(ss, one, ',')) {
+            ManifestClass::Slice sl{};
+            char crc[9] = {};
+            if (std::sscanf(one.c_str(), "%d:%lu-%lu:%8s", &sl.rank, &sl.begin, &sl.end, crc) != 4) return bad();
+            sl.crc32 = static_cast<std::uint32_t>(std::stoul(crc, nullptr, 16));
+            c.slices.push_back(sl);
+          }
+        } else return bad();
+      }
+      try {
+        c.key.state = std::stoull(state, nullptr, 16);
+        c.file_crc32 = static_cast<std::uint32_t>(std::stoul(fcrc, nullptr, 16));
+        c.values_crc32 = static_cast<std::uint32_t>(std::stoul(vcrc, nullptr, 16));
+      } catch (...) {
+        return bad();
+      }
+      m.done.push_back(std::move(c));
+    } else if (!word.empty()) return bad();
+  }
+  return m;
+}
+
+}  // namespace mancala::cluster
