@@ -72,20 +72,21 @@ std::shared_ptr<const DistributionIndex> distribution_index(int pits, IndexFilte
   return slot;
 }
 
-ClassIndex::ClassIndex(const Variant& v, const ClassKey& key)
-    : key_(key), skeleton_(skeleton_of(key, v.pits())), pits_(v.pits()), variant_(&v) {
-  for (int i = 0; i < pits_; ++i)
-    if (skeleton_.marks[static_cast<std::size_t>(i)] == Mark::None) live_.push_back(i);
-  dist_ = distribution_index(static_cast<int>(live_.size()), v.index_filter(key));
+ClassIndex::ClassIndex(const Variant& v, const ClassKey& key) : key_(key), pits_(v.pits()), variant_(&v) {
+  skeleton_[0] = skeleton_of(key, pits_);
+  skeleton_[1] = v.rotate(skeleton_[0]);
+  two_ = pack_state(skeleton_[1], pits_) != key.state;
+  for (int o = 0; o < 2; ++o)
+    for (int i = 0; i < pits_; ++i)
+      if (skeleton_[o].marks[static_cast<std::size_t>(i)] == Mark::None) live_[o].push_back(i);
+  dist_ = distribution_index(static_cast<int>(live_[0].size()), v.index_filter(key));
   assert(key.seeds <= dist_->max_seeds());
-  size_ = dist_->count(key.seeds);
+  per_ = dist_->count(key.seeds);
+  size_ = two_ ? 2 * per_ : per_;
 }
 
 bool ClassIndex::contains(const Position& p) const {
-  if (!(variant_->class_of(p) == key_)) return false;
-  Seeds x[kMaxPits];
-  for (std::size_t i = 0; i < live_.size(); ++i) x[i] = p.pits[static_cast<std::size_t>(live_[i])];
-  return dist_->allowed(x);
+  return variant_->class_of(p) == key_ && allowed(p);
 }
 
 }  // namespace mancala

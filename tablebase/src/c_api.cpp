@@ -1,1 +1,137 @@
-// c_api (issue 3)
+// The C API: every entry point catches everything; errors become codes and a
+// per-thread message.
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "mancala/mancala_probe.h"
+#include "mancala/notation.h"
+#include "mancala/probe.h"
+
+struct mtb_tables {
+  std::shared_ptr<mancala::Tablebase> tb;
+};
+
+namespace {
+
+thread_local std::string g_last_error;
+
+mtb_error fail(mtb_error e, std::string msg) {
+  g_last_error = std::move(msg);
+  return e;
+}
+
+mtb_error from_table_error(const mancala::TableError& e) {
+  switch (e.code) {
+    case mancala::TableError::NotFound: return fail(MTB_ERR_NOT_FOUND, e.message);
+    case mancala::TableError::Corrupt:
+    case mancala::TableError::Mismatch: return fail(MTB_ERR_CORRUPT, e.message);
+    case mancala::TableError::Io: return fail(MTB_ERR_IO, e.message);
+    case mancala::TableError::BadPosition: return fail(MTB_ERR_POSITION, e.message);
+    case mancala::TableError::Internal: break;
+  }
+  return fail(MTB_ERR_INTERNAL, e.message);
+}
+
+int c_value(mancala::GameKind k, mancala::Value v) {
+  if (k == mancala::GameKind::Score) return v;
+  return v > 0 ? 1 : v < 0 ? -1 : 0;
+}
+
+template <class F>
+mtb_error guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return fail(MTB_ERR_INTERNAL, "out of memory");
+  } catch (const std::exception& e) {
+    return fail(MTB_ERR_INTERNAL, e.what());
+  } catch (...) {
+    return fail(MTB_ERR_INTERNAL, "unknown error");
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* mtb_version(void) { return "1.0.0"; }
+
+const char* mtb_error_string(mtb_error e) {
+  switch (e) {
+    case MTB_OK: return "ok";
+    case MTB_ERR_ARGUMENT: return "bad argument";
+    case MTB_ERR_POSITION: return "bad position";
+    case MTB_ERR_NOT_FOUND: return "not found";
+    case MTB_ERR_CORRUPT: return "corrupt table";
+    case MTB_ERR_IO: return "i/o error";
+    case MTB_ERR_INTERNAL: return "internal error";
+  }
+  return "unknown error code";
+}
+
+const char* mtb_last_error(const mtb_tables*) { return g_last_error.c_str(); }
+
+mtb_error mtb_open(const char* dir, mtb_tables** out) {
+  return guarded([&] {
+    if (!dir || !out) return fail(MTB_ERR_ARGUMENT, "mtb_open: NULL argument");
+    *out = nullptr;
+    auto tb = mancala::Tablebase::open(dir);
+    if (!tb) return from_table_error(tb.error());
+    *out = new mtb_tables{*tb};
+    return MTB_OK;
+  });
+}
+
+void mtb_close(mtb_tables* tb) {
+  try {
+    delete tb;
+  } catch (...) {
+  }
+}
+
+mtb_error mtb_probe(mtb_tables* tb, const char* position, mtb_result* out) {
+  return guarded([&] {
+    if (!tb || !position || !out) return fail(MTB_ERR_ARGUMENT, "mtb_probe: NULL argument");
+    std::memset(out, 0, sizeof *out);
+    auto pp = mancala::parse_position(position);
+    if (!pp) return fail(MTB_ERR_POSITION, pp.error());
+    const auto& v = *pp->variant;
+    auto r = tb->tb->probe(v, pp->position);
+    if (!r) return from_table_error(r.error());
+    out->kind = v.kind() == mancala::GameKind::Score ? MTB_SCORE : MTB_WIN_LOSS;
+    out->value = c_value(v.kind(), r->value);
+    out->plies = mancala::plies_of(r->value);
+    for (const auto& m : r->moves) {
+      if (out->move_count >= MTB_MAX_MOVES) break;
+      mtb_move& cm = out->moves[out->move_count++];
+      std::strncpy(cm.name, v.move_name(m.move).c_str(), MTB_MOVE_NAME - 1);
+      cm.value = c_value(v.kind(), m.value);
+      cm.gain_mover = m.child.gain_mover;
+      cm.gain_opponent = m.child.gain_opponent;
+    }
+    return MTB_OK;
+  });
+}
+
+mtb_error mtb_value(mtb_tables* tb, const char* position, int* value, int* plies) {
+  return guarded([&] {
+    if (!tb || !position || !value) return fail(MTB_ERR_ARGUMENT, "mtb_value: NULL argument");
+    auto pp = mancala::parse_position(position);
+    if (!pp) return fail(MTB_ERR_POSITION, pp.error());
+    const auto& v = *pp->variant;
+    auto r = tb->tb->value(v, pp->position);
+    if (!r) {
+      // Not indexed itself (a first move, Oware's start): value it from its moves.
+      if (r.error().code != mancala::TableError::BadPosition) return from_table_error(r.error());
+      auto pr = tb->tb->probe(v, pp->position);
+      if (!pr) return from_table_error(pr.error());
+      r = pr->value;
+    }
+    *value = c_value(v.kind(), *r);
+    if (plies) *plies = mancala::plies_of(*r);
+    return MTB_OK;
+  });
+}
+
+}  // extern "C"

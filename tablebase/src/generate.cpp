@@ -101,7 +101,7 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
 
 std::expected<GenerateReport, std::string> generate(const Variant& v, const GenerateOptions& opt) {
   SolvedClasses solved;
-  return generate_classes(v, v.classes(opt.max_seeds), opt, solved);
+  return generate_classes(v, v.solving_order(opt.max_seeds), opt, solved);
 }
 
 }  // namespace mancala

@@ -24,7 +24,7 @@ std::expected<VerifyReport, std::string> verify_tables(const fs::path& dir, cons
   for (const auto& k : keys) max_seeds = std::max(max_seeds, k.seeds);
   std::vector<ClassKey> order;
   {
-    std::vector<ClassKey> all = v.classes(max_seeds);
+    std::vector<ClassKey> all = v.solving_order(max_seeds);
     std::sort(keys.begin(), keys.end());
     for (const auto& k : all)
       if (std::binary_search(keys.begin(), keys.end(), k)) order.push_back(k);

@@ -108,7 +108,7 @@ int cmd_count(Args& a) {
   if (seeds < 0 || seeds > v->total_seeds())
     throw UsageError("SEEDS must be a number from 0 to " + std::to_string(v->total_seeds()) + " for " + v->name() + ", got '" + w[1] + "'");
   Index total = 0;
-  for (const ClassKey& k : v->classes(seeds)) {
+  for (const ClassKey& k : v->solving_order(seeds)) {
     const ClassIndex idx(*v, k);
     total += idx.size();
     std::printf("class %-24s %15llu\n", to_string(k, v->pits()).c_str(), static_cast<unsigned long long>(idx.size()));

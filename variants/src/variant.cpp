@@ -1,5 +1,6 @@
 #include "mancala/variant.h"
 
+#include <algorithm>
 #include <charconv>
 #include <optional>
 
@@ -104,7 +105,18 @@ std::string Variant::check(const Position& p) const {
 }
 
 ClassKey Variant::class_of(const Position& p) const {
-  return ClassKey{pack_state(p, pits()), p.seeds_in(0, pits())};
+  const std::uint64_t s = pack_state(p, pits());
+  if (s == 0) return ClassKey{0, p.seeds_in(0, pits())};
+  return ClassKey{std::min(s, turned_state(p)), p.seeds_in(0, pits())};
+}
+
+std::vector<ClassKey> Variant::solving_order(int max_seeds) const {
+  std::vector<ClassKey> out;
+  for (ClassKey k : classes(max_seeds)) {
+    if (k.state != 0) k.state = std::min(k.state, turned_state(skeleton_of(k, pits())));
+    if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+  }
+  return out;
 }
 
 std::vector<ClassKey> Variant::classes(int max_seeds) const {

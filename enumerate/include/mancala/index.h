@@ -68,40 +68,54 @@ class DistributionIndex {
 };
 
 // The index of one class of one variant: maps positions of the class to [0, size).
+// Positions of the canonical orientation (marks as in the key) come first, then
+// those of the turned orientation when it differs:
+//   rank(p) = orientation(p) * per_orientation + distribution rank of p's live pits.
 class ClassIndex {
  public:
   ClassIndex(const Variant& v, const ClassKey& key);
 
   const ClassKey& key() const { return key_; }
   Index size() const { return size_; }
-  int live_pits() const { return static_cast<int>(live_.size()); }
+  int live_pits() const { return static_cast<int>(live_[0].size()); }
 
   // Precondition: class_of(p) == key() and p is allowed by the filter.
   Index rank(const Position& p) const {
+    const int o = orientation(p);
+    const auto& live = live_[o];
     Seeds x[kMaxPits];
-    for (std::size_t i = 0; i < live_.size(); ++i) x[i] = p.pits[static_cast<std::size_t>(live_[i])];
-    return dist_->rank(x, key_.seeds);
+    for (std::size_t i = 0; i < live.size(); ++i) x[i] = p.pits[static_cast<std::size_t>(live[i])];
+    return static_cast<Index>(o) * per_ + dist_->rank(x, key_.seeds);
   }
   bool contains(const Position& p) const;  // in this class and allowed by the filter
   bool allowed(const Position& p) const {  // allowed by the filter (class not checked)
     if (!dist_->filter().active()) return true;
+    const auto& live = live_[orientation(p)];
     Seeds x[kMaxPits];
-    for (std::size_t i = 0; i < live_.size(); ++i) x[i] = p.pits[static_cast<std::size_t>(live_[i])];
+    for (std::size_t i = 0; i < live.size(); ++i) x[i] = p.pits[static_cast<std::size_t>(live[i])];
     return dist_->allowed(x);
   }
   Position unrank(Index r) const {
-    Position p = skeleton_;
+    const int o = r >= per_ ? 1 : 0;
+    Position p = skeleton_[o];
     Seeds x[kMaxPits];
-    dist_->unrank(r, key_.seeds, x);
-    for (std::size_t i = 0; i < live_.size(); ++i) p.pits[static_cast<std::size_t>(live_[i])] = x[i];
+    dist_->unrank(r - static_cast<Index>(o) * per_, key_.seeds, x);
+    const auto& live = live_[o];
+    for (std::size_t i = 0; i < live.size(); ++i) p.pits[static_cast<std::size_t>(live[i])] = x[i];
     return p;
   }
 
  private:
+  int orientation(const Position& p) const {
+    return two_ && pack_state(p, pits_) != key_.state ? 1 : 0;
+  }
+
   ClassKey key_;
-  Position skeleton_;
-  std::vector<int> live_;
+  Position skeleton_[2];
+  std::vector<int> live_[2];
+  bool two_ = false;  // the turned orientation differs
   std::shared_ptr<const DistributionIndex> dist_;
+  Index per_ = 0;     // positions per orientation
   Index size_ = 0;
   int pits_ = 0;
   const Variant* variant_ = nullptr;

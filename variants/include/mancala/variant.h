@@ -20,6 +20,10 @@ namespace mancala {
 enum class VariantId : std::uint8_t { DjenonAboure, KotuBaendum, Cenne, Enkeshui, Imbelece, Oware, Kalah };
 
 // A class = (irreversible state, seeds in play) (DESIGN.md).
+// A move that captures nothing turns the board round, so a class holds the
+// positions of both orientations of its marks: `state` is the smaller of the two
+// packed states (canonical), and the class index numbers the positions of the
+// canonical orientation first, then those of the turned one (if different).
 // `state` packs the marks, flags and jeppe of its positions:
 //   bits 0..47   mark of pit i in bits 2i..2i+1 (Mark values)
 //   bits 48..55  PositionFlag bits
@@ -83,6 +87,10 @@ class Variant {
   // where every class comes after all classes its moves can lead to.
   virtual ClassKey class_of(const Position& p) const;
   virtual std::vector<ClassKey> classes(int max_seeds) const;
+  // classes() with every key canonical (see ClassKey) and each class once, in order.
+  std::vector<ClassKey> solving_order(int max_seeds) const;
+  // The packed state of a position's skeleton turned round.
+  std::uint64_t turned_state(const Position& p) const { return pack_state(rotate(p), pits()); }
   virtual IndexFilter index_filter(const ClassKey&) const { return {}; }
   // Whether a position is one the tables hold (false e.g. for a first-move flag).
   virtual bool tabled(const Position& p) const { return p.flags == 0 && p.jeppe < 0; }

@@ -1,0 +1,80 @@
+/*
+ * mancala_probe.h - C API of the mancala tablebase probe library (stable ABI).
+ *
+ *   mtb_tables* tb = NULL;
+ *   if (mtb_open("tb/", &tb) != MTB_OK) { ... mtb_last_error(NULL) ... }
+ *   mtb_result r;
+ *   mtb_probe(tb, "oware 1,0,0,0,0,2/2,2,0,3,1,2 S", &r);
+ *   printf("%d\n", r.value);            // margin (score games) or win/draw/loss
+ *   mtb_close(tb);
+ *
+ * Every function catches all exceptions, never prints and never exits. Errors are
+ * returned as mtb_error codes; mtb_error_string() names them and
+ * mtb_last_error(tb) gives the message of the last failed call on this thread.
+ * Thread-safety: mtb_probe and mtb_value may be called concurrently on one handle;
+ * mtb_open/mtb_close must not race with other calls on the same handle.
+ */
+#ifndef MANCALA_PROBE_H
+#define MANCALA_PROBE_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MTB_VERSION_MAJOR 1
+#define MTB_VERSION_MINOR 0
+#define MTB_MAX_MOVES 64
+#define MTB_MOVE_NAME 32
+
+typedef struct mtb_tables mtb_tables; /* opaque handle */
+
+typedef enum {
+  MTB_OK = 0,
+  MTB_ERR_ARGUMENT = 1,  /* a NULL pointer or a bad argument */
+  MTB_ERR_POSITION = 2,  /* the position text is malformed or impossible */
+  MTB_ERR_NOT_FOUND = 3, /* the folder or the table a position needs is missing */
+  MTB_ERR_CORRUPT = 4,   /* a table failed its checksums or does not match */
+  MTB_ERR_IO = 5,        /* reading failed */
+  MTB_ERR_INTERNAL = 6   /* anything else (out of memory, ...) */
+} mtb_error;
+
+typedef enum { MTB_SCORE = 0, MTB_WIN_LOSS = 1 } mtb_kind;
+
+typedef struct {
+  char name[MTB_MOVE_NAME]; /* "3", "pass", "2:cw,ccw" */
+  int value;                /* value of the move for the mover (same encoding as mtb_result.value) */
+  int gain_mover, gain_opponent;
+} mtb_move;
+
+typedef struct {
+  mtb_kind kind;
+  /* MTB_SCORE: the margin the side to move can force with the seeds still in play.
+     MTB_WIN_LOSS: +1 win, 0 draw, -1 loss for the side to move; `plies` to the end. */
+  int value;
+  int plies;
+  int move_count; /* moves[0..move_count) best first, at most MTB_MAX_MOVES */
+  mtb_move moves[MTB_MAX_MOVES];
+} mtb_result;
+
+/* Version of the library ("1.0.0"); never NULL. */
+const char* mtb_version(void);
+/* Name of an error code; never NULL. */
+const char* mtb_error_string(mtb_error e);
+/* Message of the last failed call on this thread (tb may be NULL); never NULL. */
+const char* mtb_last_error(const mtb_tables* tb);
+
+/* Opens a table folder. On success *out is a handle to close with mtb_close. */
+mtb_error mtb_open(const char* dir, mtb_tables** out);
+/* Closes a handle (NULL is fine). */
+void mtb_close(mtb_tables* tb);
+
+/* Value and ranked moves of a position given in the project notation
+   ("VARIANT PITS SIDE [FLAGS]"). */
+mtb_error mtb_probe(mtb_tables* tb, const char* position, mtb_result* out);
+/* Only the value (cheaper: no move list). */
+mtb_error mtb_value(mtb_tables* tb, const char* position, int* value, int* plies);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

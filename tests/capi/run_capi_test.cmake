@@ -1,0 +1,10 @@
+# Generates small Oware tables with the CLI, then runs the pure C test against them.
+file(REMOVE_RECURSE ${DIR})
+execute_process(COMMAND ${TB} generate oware --max-seeds 8 --out ${DIR} RESULT_VARIABLE rc OUTPUT_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "generate failed: ${rc}")
+endif()
+execute_process(COMMAND ${EXE} ${DIR} RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "test_capi failed: ${rc}")
+endif()
