@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-bash scripts/build.sh
+TARGET=mancala-tb bash scripts/build.sh
 TB=${TB_DIR:-tb-demo}
 ./build/tools/mancala-tb generate oware --max-seeds 12 --out "$TB"
 ./build/tools/mancala-tb info "$TB"
