@@ -61,14 +61,13 @@ bool DistributionIndex::allowed(const Seeds* x) const {
   return false;
 }
 
-std::shared_ptr<const DistributionIndex> distribution_index(int pits, IndexFilter filter) {
+std::shared_ptr<const DistributionIndex> distribution_index(int pits, IndexFilter filter, int max_seeds) {
   static std::mutex mu;
-  static std::map<std::tuple<int, int, int>, std::shared_ptr<const DistributionIndex>> cache;
+  static std::map<std::tuple<int, int, int, int>, std::shared_ptr<const DistributionIndex>> cache;
   // The most seeds any variant has in play: Kalah(6, 8) (2 x 6 x 8 = 96, Kalah::total_seeds).
-  constexpr int kMaxSeedsIndexed = 96;
   std::lock_guard lock(mu);
-  auto& slot = cache[{pits, filter.zero_from, filter.zero_to}];
-  if (!slot) slot = std::make_shared<DistributionIndex>(pits, kMaxSeedsIndexed, filter);
+  auto& slot = cache[{pits, filter.zero_from, filter.zero_to, max_seeds}];
+  if (!slot) slot = std::make_shared<DistributionIndex>(pits, max_seeds, filter);
   return slot;
 }
 
@@ -79,7 +78,9 @@ ClassIndex::ClassIndex(const Variant& v, const ClassKey& key) : key_(key), pits_
   for (int o = 0; o < 2; ++o)
     for (int i = 0; i < pits_; ++i)
       if (skeleton_[o].marks[static_cast<std::size_t>(i)] == Mark::None) live_[o].push_back(i);
-  dist_ = distribution_index(static_cast<int>(live_[0].size()), v.index_filter(key));
+  // Tables sized to this class's seeds: the rank of a distribution does not depend
+  // on the table size, and a small table stays in cache.
+  dist_ = distribution_index(static_cast<int>(live_[0].size()), v.index_filter(key), std::max(key.seeds, 1));
   assert(key.seeds <= dist_->max_seeds());
   per_ = dist_->count(key.seeds);
   size_ = two_ ? 2 * per_ : per_;

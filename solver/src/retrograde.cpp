@@ -84,7 +84,7 @@ class SolverBase {
     if (!c.game_over) {
       const ClassKey ck = rules_.Rules::class_of(c.next);
       const ClassValues* cls = ctx.cache.find(ck);
-      if (!cls || !cls->index().contains(c.next)) {
+      if (!cls || !cls->index().allowed(c.next)) {
         fail("class " + to_string(ck, rules_.pits()) + " of a child of class " + to_string(index_.key(), rules_.pits()) +
              " is not solved or does not index it");
         return kNone;
@@ -166,8 +166,11 @@ class SweepSolver : SolverBase<Rules> {
       this->open_.store(0);
       this->done_.store(0);
       this->parallel(n, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-        const bool backward = (round % 2) == 0;
-        for (Index k = r.begin(); k < r.end(); ++k) evaluate(backward ? r.end() - 1 - (k - r.begin()) : k, round == 0, ctx);
+        Position p = index_.unrank(r.begin());
+        for (Index i = r.begin(); i < r.end(); ++i) {
+          if (i > r.begin()) index_.next(p);
+          evaluate(i, p, round == 0, ctx);
+        }
         this->report(r.size(), round, undecided);
       });
       if (this->stopped()) return this->check_stop();
@@ -184,11 +187,10 @@ class SweepSolver : SolverBase<Rules> {
   }
 
  private:
-  void evaluate(Index r, bool first, Context& ctx) {
+  void evaluate(Index r, const Position& p, bool first, Context& ctx) {
     const auto ur = static_cast<std::size_t>(r);
     const Value l = load(lo_[ur]), h = load(hi_[ur]);
     if (!first && l == h) return;
-    const Position p = index_.unrank(r);
     rules_.Rules::children(p, ctx.kids);
     Value new_lo, new_hi;
     if (ctx.kids.empty()) {
@@ -248,7 +250,11 @@ class LevelSolver : SolverBase<Rules> {
     level_seen_.assign(static_cast<std::size_t>(bound_) + 2, 0);
     // Pass 0: exits, counters, positions decided by their exits alone.
     this->parallel(n, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-      for (Index i = r.begin(); i < r.end(); ++i) init(i, ctx);
+      Position p = index_.unrank(r.begin());
+      for (Index i = r.begin(); i < r.end(); ++i) {
+        if (i > r.begin()) index_.next(p);
+        init(i, p, ctx);
+      }
       this->report(r.size(), 0, n);
     });
     if (this->stopped()) return this->check_stop();
@@ -332,8 +338,7 @@ class LevelSolver : SolverBase<Rules> {
     return true;
   }
 
-  void init(Index i, Context& ctx) {
-    const Position p = index_.unrank(i);
+  void init(Index i, const Position& p, Context& ctx) {
     rules_.Rules::children(p, ctx.kids);
     if (ctx.kids.empty()) {
       decide(i, rules_.Rules::terminal_value(p));
@@ -370,7 +375,7 @@ class LevelSolver : SolverBase<Rules> {
   // Child c (index ci) got its final value v; tell its parents.
   void propagate(Index ci, Value v, Context& ctx) {
     const Position c = index_.unrank(ci);
-    rules_.Rules::in_class_parents(c, ctx.parents);
+    const bool exact = rules_.Rules::in_class_parents(c, ctx.parents) == Variant::Parents::Exact;
     const Value x = this->neg(v);  // what the move to c is worth to a parent
     ctx.ranks.clear();
     for (const Position& q : ctx.parents) {
@@ -378,14 +383,16 @@ class LevelSolver : SolverBase<Rules> {
       const Index qi = index_.rank(q);
       const auto uq = static_cast<std::size_t>(qi);
       if (load(state_[uq]) & kDecided) continue;
-      if (std::find(ctx.ranks.begin(), ctx.ranks.end(), qi) != ctx.ranks.end()) continue;
-      ctx.ranks.push_back(qi);
-      // Un-moves give a superset of the parents: keep q only if it really moves to c.
-      rules_.Rules::children(q, ctx.parent_kids);
-      bool moves_to_c = false;
-      for (const Child& k : ctx.parent_kids)
-        if (!k.game_over && !k.same_side && k.next == c) moves_to_c = true;
-      if (!moves_to_c) continue;
+      if (!exact) {
+        // A superset of the parents: keep q only once, and only if it moves to c.
+        if (std::find(ctx.ranks.begin(), ctx.ranks.end(), qi) != ctx.ranks.end()) continue;
+        ctx.ranks.push_back(qi);
+        rules_.Rules::children(q, ctx.parent_kids);
+        bool moves_to_c = false;
+        for (const Child& k : ctx.parent_kids)
+          if (!k.game_over && !k.same_side && k.next == c) moves_to_c = true;
+        if (!moves_to_c) continue;
+      }
       ++ctx.processed;
       if (x > 0) {  // c is lost for its mover: q wins exactly x (no better option is left)
         decide(qi, x);
@@ -422,7 +429,7 @@ std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Varia
   return with_rules(v, [&](const auto& rules) -> std::expected<std::shared_ptr<ClassValues>, std::string> {
     using R = std::decay_t<decltype(rules)>;
     std::vector<Position> probe;
-    const bool unmoves = rules.R::in_class_parents(rules.R::start(1), probe);
+    const bool unmoves = rules.R::in_class_parents(rules.R::start(1), probe) != Variant::Parents::None;
     if (v.kind() == GameKind::Score) {
       if (unmoves) return LevelSolver<R, std::int8_t>(rules, key, solved, options).run(stats);
       return SweepSolver<R, std::int8_t>(rules, key, solved, options).run(stats);

@@ -1,7 +1,12 @@
 #include "mancala/rules/enkeshui.h"
 
 #include <algorithm>
+#include <deque>
 #include <stdexcept>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "mancala/rules/sowing.h"
 
 namespace mancala {
 
@@ -114,81 +119,114 @@ bool Enkeshui::sow_lap(Lap& lap, bool cw) const {
   return true;
 }
 
-Enkeshui::PathKey Enkeshui::key_of(const Lap& lap) const {
-  PathKey key{};
-  key.pits = lap.board.pits;
-  key.marks = lap.board.marks;
-  key.pit = static_cast<std::int8_t>(lap.pit);
-  key.bits = static_cast<std::uint8_t>((lap.first ? 1 : 0) | (lap.privilege ? 2 : 0));
-  std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(lap.pit * 4 + key.bits);
-  for (int i = 0; i < 2 * k_; ++i) {
-    const auto u = static_cast<std::size_t>(i);
-    h = (h ^ (static_cast<std::uint64_t>(key.pits[u]) | static_cast<std::uint64_t>(key.marks[u]) << 8)) * 1099511628211ull;
-  }
-  key.hash = h;
-  return key;
-}
+namespace {
 
-// Depth-first over the laps of one turn. Deterministic stretches (no privilege yet)
-// are walked in a loop; each lap-start state is pushed on `path` and the path is cut
-// where a state repeats (an endless choice sequence). At a privileged lap both
-// directions are tried, counterclockwise first.
-void Enkeshui::explore(Lap lap, std::vector<PathKey>& path, std::vector<Child>& out, std::size_t pit_begin) const {
-  const std::size_t depth = path.size();
-  // The turn ended: keep it unless an earlier choice path gave the same result.
-  auto record = [&](const Lap& end) {
+// A lap-start state of the privileged part of a turn, as compared for "seen before":
+// the board, the pit the lap lifts, and the mover's gain so far (the opponent's gain
+// follows from it and the seeds still in play).
+struct LapKey {
+  std::array<Seeds, kMaxPits> pits;
+  std::array<Mark, kMaxPits> marks;
+  std::int8_t pit;
+  std::int8_t gain_mover;
+  friend bool operator==(const LapKey&, const LapKey&) = default;
+};
+struct LapKeyHash {
+  std::size_t operator()(const LapKey& k) const noexcept {
+    std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(k.pit * 64 + k.gain_mover);
+    for (std::size_t i = 0; i < kMaxPits; ++i)
+      h = (h ^ (static_cast<std::uint64_t>(k.pits[i]) | static_cast<std::uint64_t>(k.marks[i]) << 8)) * 1099511628211ull;
+    return static_cast<std::size_t>(h ^ (h >> 29));
+  }
+};
+
+}  // namespace
+
+// The turns from South's pit `pit`, appended to `out`.
+//
+// Until the direction privilege begins the laps are forced: they are walked one by one
+// and an endless turn is caught by EndlessTurnDetector. (The first lap's state needs no
+// flag of its own: from the same board and pit a later lap relays exactly when the first
+// would, so a repeat of it is a true cycle.)
+//
+// From the first privileged lap on, the lap-start states and the two directions form a
+// finite graph; the moves are its reachable end states. A breadth-first search, ccw
+// before cw, visits each state once; every path that is cut (its state was seen) is
+// either endless or reaches only ends found from the earlier visit. The first path to
+// reach an end (position, gains) in that order is the shortest choice sequence that
+// gives it, and the lexicographically first (ccw < cw) among the shortest: its label.
+void Enkeshui::turns_from(const Position& p, int pit, std::vector<Child>& out) const {
+  Lap lap;
+  lap.board = p;
+  lap.pit = pit;
+  lap.move = Move::sow(pit);
+  auto child_of = [&](const Lap& end) {
     Child c;
     c.move = end.move;
     c.next = rotate(end.board);
     c.gain_mover = static_cast<std::int16_t>(end.gain_mover);
     c.gain_opponent = static_cast<std::int16_t>(end.gain_opponent);
-    const bool seen = std::any_of(out.begin() + static_cast<std::ptrdiff_t>(pit_begin), out.end(), [&](const Child& o) {
-      return o.gain_mover == c.gain_mover && o.gain_opponent == c.gain_opponent && o.next == c.next;
-    });
-    if (!seen) out.push_back(c);
+    return c;
   };
-  for (;;) {
-    const PathKey key = key_of(lap);
-    const bool repeated = std::any_of(path.begin(), path.end(), [&](const PathKey& seen) {
-      return seen.hash == key.hash && seen.pit == key.pit && seen.bits == key.bits && seen.pits == key.pits &&
-             seen.marks == key.marks;
-    });
-    if (repeated) break;  // endless along this path
-    path.push_back(key);
-    if (!lap.privilege) {
-      Lap next = lap;
-      if (!sow_lap(next, false)) {
-        record(next);
-        break;
-      }
-      lap = next;  // deterministic: go on in this frame
-      continue;
+  EndlessTurnDetector guard;
+  while (!lap.privilege) {
+    if (guard.repeats(lap.board, lap.pit)) return;  // endless: not a move
+    if (!sow_lap(lap, false)) {
+      out.push_back(child_of(lap));
+      return;
     }
-    if (lap.move.choices() >= Move::kMaxChoices)
-      throw std::length_error("enkeshui: a turn needs more than " + std::to_string(Move::kMaxChoices) + " direction choices");
+  }
+
+  // The ends found so far, by (position, gains), and the lap-start states seen.
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> ends;
+  const std::size_t pit_begin = out.size();
+  std::uint32_t long_moves = 0;
+  auto record = [&](const Lap& end) {
+    Child c = child_of(end);
+    LapKey k{c.next.pits, c.next.marks, 0, static_cast<std::int8_t>(c.gain_mover)};
+    auto& same_hash = ends[LapKeyHash()(k) ^ static_cast<std::uint64_t>(c.gain_opponent)];
+    for (std::size_t i : same_hash) {
+      const Child& o = out[pit_begin + i];
+      if (o.gain_mover == c.gain_mover && o.gain_opponent == c.gain_opponent && o.next == c.next) return;
+    }
+    if (end.choices > Move::kMaxChoices) {
+      if (long_moves >= (1u << 19)) throw std::length_error("enkeshui: more than 2^19 moves with over 19 direction choices");
+      c.move = long_move(pit, long_moves++);
+    }
+    same_hash.push_back(out.size() - pit_begin);
+    out.push_back(c);
+  };
+  std::unordered_set<LapKey, LapKeyHash> seen;
+  std::deque<Lap> queue;
+  auto visit = [&](const Lap& l) {
+    LapKey key{l.board.pits, l.board.marks, static_cast<std::int8_t>(l.pit), static_cast<std::int8_t>(l.gain_mover)};
+    if (seen.insert(key).second) queue.push_back(l);
+  };
+  visit(lap);
+  while (!queue.empty()) {
+    const Lap at = queue.front();
+    queue.pop_front();
     for (const bool cw : {false, true}) {
-      Lap next = lap;
-      next.move = next.move.with_choice(cw);
-      if (sow_lap(next, cw)) explore(next, path, out, pit_begin);
+      Lap next = at;
+      if (++next.choices <= Move::kMaxChoices) next.move = next.move.with_choice(cw);
+      if (sow_lap(next, cw)) visit(next);
       else record(next);
     }
-    break;
   }
-  path.resize(depth);
+}
+
+std::string Enkeshui::move_name(Move m) const {
+  if (m.kind() == Move::Sow && m.choices() == kLongChoices)
+    return std::to_string(m.pit()) + ":long#" + std::to_string(m.bits() >> 13);
+  return to_string(m);
 }
 
 void Enkeshui::children(const Position& p, std::vector<Child>& out) const {
   out.clear();
-  std::vector<PathKey> path;
   for (int i = 0; i < k_; ++i) {
     const auto u = static_cast<std::size_t>(i);
     if (p.marks[u] != Mark::None || p.pits[u] == 0) continue;
-    Lap root;
-    root.board = p;
-    root.pit = i;
-    root.move = Move::sow(i);
-    path.clear();
-    explore(root, path, out, out.size());
+    turns_from(p, i, out);
   }
 }
 

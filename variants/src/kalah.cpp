@@ -62,11 +62,14 @@ void Kalah::children(const Position& p, std::vector<Child>& out) const {
 
 // Un-moves of in-class moves (no seed reaches the store, no capture): the lap of s
 // seeds from the mover's empty pit i stays on his side, i+s <= m-1. Turn p round so
-// the mover is South and take one seed back from each of pits i+1..i+s.
-bool Kalah::in_class_parents(const Position& p, std::vector<Position>& out) const {
+// the mover is South and take one seed back from each of pits i+1..i+s. Exact: the
+// lap's last pit must not have been empty (capture), and q must not be over already
+// (North, untouched by the move, empty).
+Variant::Parents Kalah::in_class_parents(const Position& p, std::vector<Position>& out) const {
   out.clear();
   const Position b = rotate(p);
   const int n = 2 * m_;
+  if (b.seeds_in(m_, n) == 0) return Parents::Exact;
   for (int i = 0; i < m_; ++i) {
     if (b.pits[static_cast<std::size_t>(i)] != 0) continue;
     Position q = b;
@@ -82,7 +85,7 @@ bool Kalah::in_class_parents(const Position& p, std::vector<Position>& out) cons
       out.push_back(parent);
     }
   }
-  return true;
+  return Parents::Exact;
 }
 
 // A position with one side empty: the game is over, each side takes its own seeds.

@@ -64,10 +64,11 @@ Value Oware::terminal_value(const Position& p) const {
 // seeds from i put one seed in each pit of the lap (skipping i), so q = board with
 // one seed taken back from each pit of the lap and s seeds in i. A longer lap
 // takes back from a superset of pits, so the first failure ends the search.
-bool Oware::in_class_parents(const Position& p, std::vector<Position>& out) const {
+Variant::Parents Oware::in_class_parents(const Position& p, std::vector<Position>& out) const {
   out.clear();
   const Position b = rotate(p);
   const int n = b.seeds_in(0, kPits);
+  const bool starved = b.seeds_in(kRow, kPits) == 0;
   for (int i = 0; i < kRow; ++i) {
     if (b.pits[static_cast<std::size_t>(i)] != 0) continue;
     Position q = b;
@@ -83,10 +84,17 @@ bool Oware::in_class_parents(const Position& p, std::vector<Position>& out) cons
       if (j >= kRow && (after == 2 || after == 3)) continue;
       Position parent = q;
       parent.pits[static_cast<std::size_t>(i)] = static_cast<Seeds>(s);
+      if (starved) {
+        std::vector<Child> kids;
+        children(parent, kids);
+        bool legal = false;
+        for (const Child& c : kids) legal = legal || (c.gain_mover == 0 && c.next == p);
+        if (!legal) continue;
+      }
       out.push_back(parent);
     }
   }
-  return true;
+  return Parents::Exact;
 }
 
 }  // namespace mancala

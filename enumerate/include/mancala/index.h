@@ -95,6 +95,27 @@ class ClassIndex {
     for (std::size_t i = 0; i < live.size(); ++i) x[i] = p.pits[static_cast<std::size_t>(live[i])];
     return dist_->allowed(x);
   }
+  // The position of rank r+1 given p of rank r (r+1 < size()): the next
+  // distribution in lexicographic order, skipping those the filter drops.
+  void next(Position& p) const {
+    for (;;) {
+      const int o = orientation(p);
+      const auto& live = live_[o];
+      const int P = static_cast<int>(live.size());
+      int k = P - 1;
+      while (k > 0 && p.pits[static_cast<std::size_t>(live[static_cast<std::size_t>(k)])] == 0) --k;
+      if (k == 0) {  // last distribution of this orientation: first of the turned one
+        p = unrank(per_);
+      } else {
+        auto at = [&](int j) -> Seeds& { return p.pits[static_cast<std::size_t>(live[static_cast<std::size_t>(j)])]; };
+        const int rest = at(k) - 1;
+        at(k) = 0;
+        ++at(k - 1);
+        at(P - 1) = static_cast<Seeds>(rest);
+      }
+      if (allowed(p)) return;
+    }
+  }
   Position unrank(Index r) const {
     const int o = r >= per_ ? 1 : 0;
     Position p = skeleton_[o];
@@ -121,7 +142,7 @@ class ClassIndex {
   const Variant* variant_ = nullptr;
 };
 
-// Shared rank tables (one per number of live pits and filter), built on first use.
-std::shared_ptr<const DistributionIndex> distribution_index(int pits, IndexFilter filter);
+// Shared rank tables (one per number of live pits, filter and seeds), built on first use.
+std::shared_ptr<const DistributionIndex> distribution_index(int pits, IndexFilter filter, int max_seeds);
 
 }  // namespace mancala

@@ -95,11 +95,15 @@ class Variant {
   // Whether a position is one the tables hold (false e.g. for a first-move flag).
   virtual bool tabled(const Position& p) const { return p.flags == 0 && p.jeppe < 0; }
 
-  // Candidate parents inside the same class: a superset of the positions q of
-  // class_of(p) that have a move to p staying in the class (extra candidates only
-  // cost the solver time; a missing one would be a wrong table). Returns false if
-  // the variant cannot enumerate them (multi-lap turns): the solver then sweeps.
-  virtual bool in_class_parents(const Position&, std::vector<Position>&) const { return false; }
+  // Parents inside the same class: the positions q of class_of(p) with a move to p
+  // that stays in the class, each once. Returns
+  //   Parents::Exact     the list is exactly that set (filter aside: the caller
+  //                      drops positions its class index does not allow),
+  //   Parents::Superset  it may hold extra candidates (the solver checks each),
+  //   Parents::None      the variant cannot enumerate them (multi-lap turns): the
+  //                      solver then sweeps.
+  enum class Parents : std::uint8_t { None, Superset, Exact };
+  virtual Parents in_class_parents(const Position&, std::vector<Position>&) const { return Parents::None; }
 
   // Move labels and their parse (for probe output and `play`).
   virtual std::string move_name(Move m) const { return to_string(m); }

@@ -36,6 +36,17 @@ class Enkeshui final : public Variant {
   Value terminal_value(const Position& p) const override;
   std::string check(const Position& p) const override;
 
+  std::string move_name(Move m) const override;
+
+  // A move whose shortest choice sequence is longer than Move::kMaxChoices cannot
+  // spell its choices out. It is written with the choice-count field set to
+  // kLongChoices and bits 13..31 holding its ordinal n among such moves of its start
+  // pit, in the order children() lists them; its name is "p:long#n".
+  static constexpr int kLongChoices = 31;
+  static constexpr Move long_move(int pit, std::uint32_t n) {
+    return Move::from_bits(static_cast<std::uint32_t>(pit) | (static_cast<std::uint32_t>(kLongChoices) << 8) | (n << 13));
+  }
+
   int row() const { return k_; }
   bool layout_b() const { return layout_b_; }
 
@@ -53,23 +64,13 @@ class Enkeshui final : public Variant {
     bool first = true;        // the turn's first lap (captures possible)
     bool privilege = false;   // the mover chooses this lap's direction
     Move move;                // start pit and the choices made so far
+    int choices = 0;          // number of choices made (may exceed what `move` holds)
   };
-  // What a lap-start state is compared by along a choice path.
-  struct PathKey {
-    std::uint64_t hash;
-    std::array<Seeds, kMaxPits> pits;
-    std::array<Mark, kMaxPits> marks;
-    std::int8_t pit;
-    std::uint8_t bits;  // first | privilege << 1
-  };
-
   // Sows one lap of `lap` in direction `cw` and applies the end of lap. Returns true
   // if the turn goes on (`lap` is then the next lap's start), false if it ended.
   bool sow_lap(Lap& lap, bool cw) const;
-  // Every turn that goes on from `lap`; appends them to `out`, skipping results
-  // already in out[pit_begin, end) (the same start pit).
-  void explore(Lap lap, std::vector<PathKey>& path, std::vector<Child>& out, std::size_t pit_begin) const;
-  PathKey key_of(const Lap& lap) const;
+  // Every turn from South's pit `pit`, appended to `out`.
+  void turns_from(const Position& p, int pit, std::vector<Child>& out) const;
 
   int k_;
   bool layout_b_;

@@ -24,7 +24,7 @@ class Kalah final : public Variant {
   Position rotate(const Position& p) const override { return rotate_plain(p, 2 * m_); }
   ClassKey class_of(const Position& p) const override { return ClassKey{0, p.seeds_in(0, 2 * m_)}; }
 
-  bool in_class_parents(const Position& p, std::vector<Position>& out) const override;
+  Parents in_class_parents(const Position& p, std::vector<Position>& out) const override;
 
   int pits_per_side() const { return m_; }
   Capture capture() const { return capture_; }

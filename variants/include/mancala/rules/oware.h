@@ -25,7 +25,7 @@ class Oware final : public Variant {
   // has at least one empty pit (the start position excepted).
   IndexFilter index_filter(const ClassKey&) const override { return {kRow, kPits}; }
 
-  bool in_class_parents(const Position& p, std::vector<Position>& out) const override;
+  Parents in_class_parents(const Position& p, std::vector<Position>& out) const override;
 
   // Sows South's pit `pit` (non-empty) and captures; returns the capture.
   static int play(Position& p, int pit);
