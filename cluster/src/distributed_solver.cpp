@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <mutex>
 #include <stdexcept>
+#include <type_traits>
 
 #include "mancala/cluster.h"
 #include "mancala/rules.h"
@@ -51,6 +52,20 @@ using clock_type = std::chrono::steady_clock;
 double since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
 
 constexpr Value kNone = INT16_MIN;  // "no exit"
+constexpr Index kNoCheck = ~Index{0};  // Notice::child when the parent list is exact
+
+// in_class_parents answers a bool (older rules API: true = superset) or
+// Variant::Parents {None = 0, Superset = 1, Exact = 2}; these read either.
+template <class T>
+constexpr bool has_parents(T answer) {
+  if constexpr (std::is_same_v<T, bool>) return answer;
+  else return static_cast<int>(answer) != 0;
+}
+template <class T>
+constexpr bool exact_parents(T answer) {
+  if constexpr (std::is_same_v<T, bool>) return false;
+  else return static_cast<int>(answer) == 2;
+}
 
 template <class T>
 T load(const T& x) { return std::atomic_ref<const T>(x).load(std::memory_order_relaxed); }
@@ -159,7 +174,7 @@ class DistBase {
     if (!c.game_over) {
       const ClassKey ck = rules_.Rules::class_of(c.next);
       const ClassValues* cls = ctx.cache.find(ck);
-      if (!cls || !cls->index().contains(c.next))
+      if (!cls || !cls->index().allowed(c.next))
         throw std::runtime_error("class " + to_string(ck, rules_.pits()) + " of a child of class " +
                                  to_string(index_.key(), rules_.pits()) + " is not solved or does not index it");
       cv = cls->get(cls->index().rank(c.next));
@@ -183,7 +198,7 @@ class DistBase {
   }
 
   void maybe_kill() const {
-    if (opt_.kill_at_class == opt_.class_number) std::raise(SIGKILL);
+    if (opt_.kill_at_class == opt_.class_number) std::raise(opt_.kill_signal);
   }
 
   std::vector<std::uint8_t> encode(auto&& value_of) const {
@@ -421,7 +436,14 @@ class DistLevel : DistBase<Rules> {
         for (auto& o : out) o.clear();
         t0 = clock_type::now();
         for (const auto& from : in)
-          for (const Notice& m : from) apply(static_cast<std::size_t>(m.parent - begin_), index_.unrank(m.child), m.worth, ctx);
+          for (const Notice& m : from) {
+            if (m.child == kNoCheck) {
+              apply(static_cast<std::size_t>(m.parent - begin_), nullptr, m.worth, ctx);
+            } else {
+              const Position c = index_.unrank(m.child);
+              apply(static_cast<std::size_t>(m.parent - begin_), &c, m.worth, ctx);
+            }
+          }
         this->stats_.seconds_solving += since(t0);
         if (wire_.reduce(frontier_.empty() ? 0 : 1, mpi::maximum<int>(), "all_reduce (frontier left)") == 0) break;
       }
@@ -476,7 +498,7 @@ class DistLevel : DistBase<Rules> {
   void propagate(std::uint32_t u, Context& ctx, std::vector<std::vector<Notice>>& out) {
     const Index ci = begin_ + u;
     const Position c = index_.unrank(ci);
-    rules_.Rules::in_class_parents(c, ctx.parents);
+    const bool exact = exact_parents(rules_.Rules::in_class_parents(c, ctx.parents));
     const Value x = this->neg(val_[u]);
     ctx.ranks.clear();
     for (const Position& q : ctx.parents) {
@@ -484,21 +506,26 @@ class DistLevel : DistBase<Rules> {
       const Index qi = index_.rank(q);
       const bool local = this->mine(qi);
       if (local && (state_[static_cast<std::size_t>(qi - begin_)] & kDecided)) continue;
-      if (std::find(ctx.ranks.begin(), ctx.ranks.end(), qi) != ctx.ranks.end()) continue;
-      ctx.ranks.push_back(qi);
-      if (local) apply(static_cast<std::size_t>(qi - begin_), c, x, ctx);
-      else out[this->owner(qi)].push_back(Notice{qi, ci, x});
+      if (!exact) {  // a superset, maybe with repeats: each q once, checked by its owner
+        if (std::find(ctx.ranks.begin(), ctx.ranks.end(), qi) != ctx.ranks.end()) continue;
+        ctx.ranks.push_back(qi);
+      }
+      if (local) apply(static_cast<std::size_t>(qi - begin_), exact ? nullptr : &c, x, ctx);
+      else out[this->owner(qi)].push_back(Notice{qi, exact ? kNoCheck : ci, x});
     }
   }
 
-  // On the owner of parent u: child c (final) is worth x to u, if u really moves to c.
-  void apply(std::size_t u, const Position& c, Value x, Context& ctx) {
+  // On the owner of parent u: child c (final) is worth x to u, if u really moves to c
+  // (c == nullptr: the parent list was exact, no check needed).
+  void apply(std::size_t u, const Position* c, Value x, Context& ctx) {
     if (state_[u] & kDecided) return;
-    rules_.Rules::children(index_.unrank(begin_ + u), ctx.parent_kids);
-    bool moves_to_c = false;
-    for (const Child& k : ctx.parent_kids)
-      if (!k.game_over && !k.same_side && k.next == c) moves_to_c = true;
-    if (!moves_to_c) return;
+    if (c) {
+      rules_.Rules::children(index_.unrank(begin_ + u), ctx.parent_kids);
+      bool moves_to_c = false;
+      for (const Child& k : ctx.parent_kids)
+        if (!k.game_over && !k.same_side && k.next == *c) moves_to_c = true;
+      if (!moves_to_c) return;
+    }
     if (x > 0) {  // c is lost for its mover: u wins exactly x
       decide(u, x);
       return;
@@ -538,7 +565,7 @@ std::expected<std::vector<std::uint8_t>, std::string> solve_class_distributed(co
                                    " has 2^32 positions or more; run on more ranks");
       }
       std::vector<Position> probe;
-      const bool unmoves = rules.R::in_class_parents(rules.R::start(1), probe);
+      const bool unmoves = has_parents(rules.R::in_class_parents(rules.R::start(1), probe));
       if (v.kind() == GameKind::Score) {
         if (unmoves) return DistLevel<R, std::int8_t>(comm, rules, key, solved, opt, stats).run();
         return DistSweep<R, std::int8_t>(comm, rules, key, solved, opt, stats).run();

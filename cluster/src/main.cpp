@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
 #include <chrono>
@@ -203,9 +204,15 @@ int main(int argc, char** argv) {
                      (*v)->total_seeds(), (*v)->name().c_str());
       return 2;
     }
-    if (const char* kill = std::getenv("MANCALA_MPI_TEST_KILL")) {  // "RANK:CLASS", tests only
+    // Tests only: "RANK:CLASS" kills that rank (SIGKILL) in the middle of that class,
+    // "RANK:CLASS:stop" freezes it (SIGSTOP) so that only the watchdog can end the job.
+    if (const char* kill = std::getenv("MANCALA_MPI_TEST_KILL")) {
       int r = -1, c = -1;
-      if (std::sscanf(kill, "%d:%d", &r, &c) == 2 && r == rank) cmd.opt.solve.kill_at_class = c;
+      char how[8] = {};
+      if (std::sscanf(kill, "%d:%d:%7s", &r, &c, how) >= 2 && r == rank) {
+        cmd.opt.solve.kill_at_class = c;
+        cmd.opt.solve.kill_signal = std::string(how) == "stop" ? SIGSTOP : SIGKILL;
+      }
     }
     Watchdog dog(cmd.timeout_seconds, rank);
     if (cmd.timeout_seconds > 0) cmd.opt.solve.wait = [&dog](const char* p) { dog.phase(p); };

@@ -63,9 +63,11 @@ struct DistributedOptions {
   int threads = 0;  // TBB threads per rank for local passes (0 = all cores)
   std::uint64_t batch = 1u << 20;  // frontier positions handled between two exchanges
   WaitHook wait;
-  // Test hook: this rank kills itself with SIGKILL in the middle of the class
-  // (after its pass 0) when the class number (1-based) matches. -1 = never.
+  // Test hook: this rank sends itself `kill_signal` (SIGKILL: dies; SIGSTOP: hangs)
+  // in the middle of the class (after its pass 0) whose number (1-based) matches.
+  // -1 = never.
   int kill_at_class = -1;
+  int kill_signal = 9;
   int class_number = 0;
 };
 

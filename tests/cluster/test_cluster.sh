@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# End-to-end tests of mancala-tb-mpi on one machine (loopback ranks).
+#
+#   test_cluster.sh identical MPI_EXE TB_EXE WORKDIR
+#       djenon-aboure, oware and kalah:4:empty with 1, 2 and 4 ranks give the same
+#       files, byte for byte, as `mancala-tb generate`; verify/info/probe read them;
+#       the manifest lists every class with the right checksums.
+#   test_cluster.sh kill MPI_EXE TB_EXE WORKDIR
+#       a rank killed with SIGKILL in the middle of a class ends the job (no hang)
+#       with a clear message; --resume finishes it with identical files. A frozen
+#       rank (SIGSTOP) is caught by --timeout-seconds.
+set -euo pipefail
+what=$1 mpi_exe=$2 tb_exe=$3 work=$4
+# CI runs as root; two cores run up to four ranks.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 OMPI_MCA_btl_vader_single_copy_mechanism=none
+mpirun=(mpirun --allow-run-as-root --oversubscribe)
+
+rm -rf "$work"
+mkdir -p "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# same_tables REF DIR: every .mtb of REF is in DIR with the same bytes, and no more.
+same_tables() {
+  local ref=$1 dir=$2 n=0
+  for f in "$ref"/*.mtb; do
+    cmp -s "$f" "$dir/$(basename "$f")" || fail "$dir/$(basename "$f") differs from $f"
+    n=$((n + 1))
+  done
+  [ "$n" -gt 0 ] || fail "no tables in $ref"
+  [ "$(ls "$dir"/*.mtb | wc -l)" -eq "$n" ] || fail "$dir holds other tables than $ref"
+}
+
+# check_manifest DIR VARIANT: one class line per table file, file checksums right, complete.
+check_manifest() {
+  local dir=$1 m=$1/$(echo "$2" | tr : _).manifest
+  [ -f "$m" ] || fail "no manifest $m"
+  grep -qx complete "$m" || fail "$m is not complete"
+  [ "$(grep -c '^class ' "$m")" -eq "$(ls "$dir"/*.mtb | wc -l)" ] || fail "$m does not list every class"
+  while read -r _ _ _ _ _ _ _ _ _ file _ bytes _ crc _; do
+    [ "$(stat -c %s "$dir/$file")" -eq "$bytes" ] || fail "$m: size of $file"
+    got=$(python3 -c "import zlib,sys; print('%08x' % zlib.crc32(open(sys.argv[1],'rb').read()))" "$dir/$file")
+    [ "$got" = "$crc" ] || fail "$m: crc32 of $file is $got, manifest says $crc"
+  done < <(grep '^class ' "$m")
+}
+
+case "$what" in
+  identical)
+    for spec in "djenon-aboure 6" "oware 8" "kalah:4:empty 8"; do
+      set -- $spec
+      v=$1 seeds=$2 d=$(echo "$1" | tr : _)
+      "$tb_exe" generate "$v" --max-seeds "$seeds" --out "$work/ref-$d" --threads 1 > /dev/null
+      for np in 1 2 4; do
+        out=$work/mpi$np-$d
+        timeout 120 "${mpirun[@]}" -np "$np" "$mpi_exe" generate "$v" --max-seeds "$seeds" --out "$out" --threads 1 \
+          --timeout-seconds 60 > "$work/log-$np-$d" 2>&1 || { cat "$work/log-$np-$d"; fail "$v on $np ranks"; }
+        same_tables "$work/ref-$d" "$out"
+        check_manifest "$out" "$v"
+        echo "ok: $v up to $seeds seeds on $np ranks: identical files"
+      done
+      # The standard readers take the folder like any other.
+      "$tb_exe" verify "$work/mpi4-$d" > /dev/null || fail "verify $v"
+      "$tb_exe" info "$work/mpi4-$d" | grep -q . || fail "info $v"
+    done
+    a=$("$tb_exe" probe "$work/ref-oware" --json "oware 1,0,2,0,0,1/0,1,0,3,0,1 S")
+    b=$("$tb_exe" probe "$work/mpi2-oware" --json "oware 1,0,2,0,0,1/0,1,0,3,0,1 S")
+    [ -n "$a" ] && [ "$a" = "$b" ] || fail "probe differs: $a / $b"
+    echo "ok: verify, info and probe read the MPI tables"
+    ;;
+  kill)
+    v=oware seeds=9
+    "$tb_exe" generate $v --max-seeds $seeds --out "$work/ref" --threads 1 > /dev/null
+    out=$work/run
+    # Rank 1 kills itself (SIGKILL) in the middle of class 9 (8 seeds).
+    set +e
+    MANCALA_MPI_TEST_KILL=1:9 timeout 60 "${mpirun[@]}" -np 2 "$mpi_exe" generate $v --max-seeds $seeds --out "$out" \
+      --threads 1 > "$work/killed.log" 2>&1
+    rc=$?
+    set -e
+    cat "$work/killed.log"
+    [ "$rc" -ne 124 ] || fail "the job hung after a rank was killed"
+    [ "$rc" -ne 0 ] || fail "the job succeeded although a rank was killed"
+    grep -qi "signal 9\|killed" "$work/killed.log" || fail "no clear message about the killed rank"
+    [ "$(ls "$out"/*.mtb | wc -l)" -eq 8 ] || fail "expected the 8 classes before the killed one to be on disk"
+    ! grep -qx complete "$out/oware.manifest" || fail "manifest of a killed job says complete"
+    [ "$(grep -c '^class ' "$out/oware.manifest")" -eq 8 ] || fail "manifest should list 8 finished classes"
+    echo "ok: killed rank ended the job (rc $rc) with 8 classes checkpointed"
+    # The same command without --resume refuses to overwrite.
+    if "${mpirun[@]}" -np 2 "$mpi_exe" generate $v --max-seeds $seeds --out "$out" > "$work/refuse.log" 2>&1; then
+      fail "a second run without --resume was accepted"
+    fi
+    grep -q "add --resume" "$work/refuse.log" || fail "no hint to use --resume"
+    # Resume on another number of ranks: the files do not depend on it.
+    timeout 120 "${mpirun[@]}" -np 4 "$mpi_exe" generate $v --max-seeds $seeds --out "$out" --resume --threads 1 \
+      --verbose > "$work/resume.log" 2>&1 || { cat "$work/resume.log"; fail "resume"; }
+    [ "$(grep -c ': loaded' "$work/resume.log")" -eq 8 ] || fail "resume should load 8 classes"
+    same_tables "$work/ref" "$out"
+    check_manifest "$out" $v
+    echo "ok: --resume finished the job with identical files"
+    # A frozen rank: only the watchdog notices.
+    set +e
+    MANCALA_MPI_TEST_KILL=1:5:stop timeout 60 "${mpirun[@]}" -np 2 "$mpi_exe" generate $v --max-seeds $seeds \
+      --out "$work/frozen" --threads 1 --timeout-seconds 3 > "$work/frozen.log" 2>&1
+    rc=$?
+    set -e
+    cat "$work/frozen.log"
+    [ "$rc" -ne 124 ] || fail "the job hung on a frozen rank despite --timeout-seconds"
+    grep -q "waited more than 3 s" "$work/frozen.log" || fail "no watchdog message"
+    echo "ok: the watchdog ended the job of a frozen rank (rc $rc)"
+    ;;
+  *) fail "unknown test $what" ;;
+esac
