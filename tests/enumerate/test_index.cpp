@@ -110,7 +110,7 @@ TEST(Index, DjenonAboureAllDistributions) {
     const ClassIndex idx(*v, ClassKey{0, n});
     EXPECT_EQ(idx.size(), binom(n + 11, 11)) << n;
   }
-  const DistributionIndex& d = *distribution_index(12, {});
+  const DistributionIndex& d = *distribution_index(12, {}, 96);
   for (int n = 0; d.count(n) <= kExhaustiveLimit; ++n) check_exhaustively(d, n);
 }
 
@@ -121,7 +121,7 @@ TEST(Index, KalahAllDistributions) {
       const ClassIndex idx(*v, ClassKey{0, n});
       EXPECT_EQ(idx.size(), binom(n + 2 * m - 1, 2 * m - 1)) << "kalah:" << m << " " << n;
     }
-    const DistributionIndex& d = *distribution_index(2 * m, v->index_filter(ClassKey{0, 0}));
+    const DistributionIndex& d = *distribution_index(2 * m, v->index_filter(ClassKey{0, 0}), 96);
     for (int n = 0; n <= v->total_seeds() && d.count(n) <= kExhaustiveLimit; ++n) check_exhaustively(d, n);
   }
 }
@@ -134,7 +134,7 @@ TEST(Index, OwareReachableCount) {
     const ClassIndex idx(*v, ClassKey{0, n});
     EXPECT_EQ(idx.size(), binom(n + 11, 11) - binom(n + 5, 11)) << n;
   }
-  const DistributionIndex& d = *distribution_index(12, v->index_filter(ClassKey{0, 0}));
+  const DistributionIndex& d = *distribution_index(12, v->index_filter(ClassKey{0, 0}), 48);
   for (int n = 0; n <= 8; ++n) check_exhaustively(d, n);
 }
 
