@@ -179,6 +179,14 @@ struct Searcher::Impl {
   std::unordered_map<ClassKey, std::unique_ptr<TableSlot>, ClassKeyHash> tables;
   int tables_max = -1;
   TranspositionTable tt;
+  // Exact values of positions solved by region_solve: by class rank, or whole
+  // positions when the class does not index them. Bounded by memo_limit entries.
+  std::mutex memo_mu;
+  std::unordered_map<ClassKey, std::unique_ptr<ClassIndex>, ClassKeyHash> indexes;
+  std::unordered_map<ClassKey, std::unordered_map<Index, Value>, ClassKeyHash> memo;
+  std::unordered_map<Position, Value, PositionHash> memo_loose;
+  std::atomic<std::uint64_t> memo_entries{0};
+  std::uint64_t memo_limit = 0;
 
   std::atomic<std::uint64_t> nodes{0}, table_hits{0};
   std::atomic<bool> aborting{false};
@@ -387,9 +395,156 @@ struct Searcher::Impl {
     return lo;
   }
 
+  int solve_one(Ctx& c, const Position& q, const std::string& what) {
+    return may_repeat ? exact_value(c, q, what) : mtdf(c, q, what);
+  }
   int exact(Ctx& c, const Child& ch, const std::string& what) {
     if (ch.game_over) return move_value(kind, ch, 0);
-    return apply(ch, mtdf(c, ch.next, what));
+    return apply(ch, solve_one(c, ch.next, what));
+  }
+
+  // ---- Variants with cycles: retrograde over the reachable part of each class ----
+
+  const ClassIndex& index_of(const ClassKey& key) {
+    std::lock_guard lock(memo_mu);
+    auto& slot = indexes[key];
+    if (!slot) slot = std::make_unique<ClassIndex>(*variant, key);
+    return *slot;
+  }
+  std::optional<int> memo_get(const Position& q, const ClassKey& key) {
+    const ClassIndex& idx = index_of(key);
+    std::lock_guard lock(memo_mu);
+    if (variant->tabled(q) && idx.contains(q)) {
+      const auto it = memo.find(key);
+      if (it == memo.end()) return std::nullopt;
+      const auto jt = it->second.find(idx.rank(q));
+      if (jt == it->second.end()) return std::nullopt;
+      return jt->second;
+    }
+    const auto it = memo_loose.find(q);
+    if (it == memo_loose.end()) return std::nullopt;
+    return it->second;
+  }
+
+  // Exact v(q) for a variant whose positions can repeat.
+  int exact_value(Ctx& c, const Position& q, const std::string& what) {
+    const ClassKey key = variant->class_of(q);
+    if (auto t = table_value(c, q, key)) return *t;
+    if (auto m = memo_get(q, key)) return *m;
+    return region_solve(c, q, key, what);
+  }
+
+  // The positions of class `key` reachable from `root` by moves inside the class
+  // (R), every move leaving R valued exactly (tables, memo, or recursively: its
+  // class has fewer seeds or more marks), then the bound iteration of retrograde.h
+  // on R: lo/hi from [-B, B] to the fixpoint, v = lo if lo > 0, hi if hi < 0, else 0.
+  // R is closed under in-class moves, so every value of R is exact; all go to the memo.
+  int region_solve(Ctx& c, const Position& root, const ClassKey& key, const std::string& what) {
+    struct Edge {
+      int child;  // region id, or -1: a move leaving the region, worth `value`
+      int value;
+      std::int16_t gain;
+      bool same_side;
+    };
+    auto g = [&](const Edge& e, int cv) {
+      if (kind == GameKind::WinLoss) return static_cast<int>(negate_step(static_cast<Value>(cv)));
+      return e.same_side ? e.gain + cv : e.gain - cv;
+    };
+    std::unordered_map<Position, int, PositionHash> id;
+    std::vector<Position> pos{root};
+    std::vector<std::vector<Edge>> edges;
+    std::vector<Child> kids;
+    id.emplace(root, 0);
+    for (std::size_t i = 0; i < pos.size(); ++i) {
+      if ((++c.nodes & 0xFF) == 0) flush(c);
+      if (pos.size() + memo_entries.load(std::memory_order_relaxed) > memo_limit) {
+        // The memo is a cache: drop it; only a region larger than the budget is an error.
+        std::lock_guard lock(memo_mu);
+        memo.clear();
+        memo_loose.clear();
+        memo_entries = 0;
+      }
+      if (pos.size() > memo_limit)
+        fail({SearchError::TableTooSmall,
+              "the search needs more memory than --tt-mb allows (class " + to_string(key, variant->pits()) +
+                  " alone reaches " + std::to_string(pos.size()) + " positions); raise --tt-mb or generate tables up to more seeds"});
+      variant->children(pos[i], kids);
+      std::vector<Edge> out;
+      out.reserve(kids.size());
+      const std::vector<Child> here = kids;  // exact_value below reuses no buffer of ours, but keep a copy
+      for (const Child& ch : here) {
+        Edge e{-1, 0, static_cast<std::int16_t>(ch.gain_mover - ch.gain_opponent), ch.same_side};
+        if (ch.game_over) {
+          e.value = move_value(kind, ch, 0);
+        } else {
+          const ClassKey ck = variant->class_of(ch.next);
+          if (ck == key) {
+            std::optional<int> known = table_value(c, ch.next, ck);
+            if (!known) known = memo_get(ch.next, ck);
+            if (known) {
+              e.value = g(e, *known);
+            } else {
+              const auto [it, fresh] = id.emplace(ch.next, static_cast<int>(pos.size()));
+              if (fresh) pos.push_back(ch.next);
+              e.child = it->second;
+            }
+          } else {
+            e.value = g(e, exact_value(c, ch.next, what));
+          }
+        }
+        out.push_back(e);
+      }
+      edges.push_back(std::move(out));
+    }
+    const std::size_t n = pos.size();
+    const int bound = kind == GameKind::Score ? variant->value_bound(key.seeds) : kWinValue;
+    std::vector<int> lo(n, -bound), hi(n, bound);
+    for (std::size_t i = 0; i < n; ++i)
+      if (edges[i].empty()) lo[i] = hi[i] = variant->terminal_value(pos[i]);
+    // g is increasing for a move again (score), decreasing otherwise.
+    auto sweep = [&](std::size_t i) {
+      if (edges[i].empty()) return false;
+      int a = -kInf, b = -kInf;
+      for (const Edge& e : edges[i]) {
+        if (e.child < 0) {
+          a = std::max(a, e.value);
+          b = std::max(b, e.value);
+          continue;
+        }
+        const std::size_t ch = static_cast<std::size_t>(e.child);
+        const bool up = kind == GameKind::Score && e.same_side;
+        a = std::max(a, g(e, up ? lo[ch] : hi[ch]));
+        b = std::max(b, g(e, up ? hi[ch] : lo[ch]));
+      }
+      a = std::max(a, lo[i]);  // bounds only tighten
+      b = std::min(b, hi[i]);
+      const bool moved = a != lo[i] || b != hi[i];
+      lo[i] = a;
+      hi[i] = b;
+      return moved;
+    };
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (std::size_t i = 0; i < n; ++i) moved |= sweep(i);
+      for (std::size_t i = n; i-- > 0;) moved |= sweep(i);
+      flush(c);
+    }
+    const ClassIndex& idx = index_of(key);
+    {
+      std::lock_guard lock(memo_mu);
+      auto& m = memo[key];
+      for (std::size_t i = 0; i < n; ++i) {
+        const int v = lo[i] > 0 ? lo[i] : hi[i] < 0 ? hi[i] : 0;
+        if (variant->tabled(pos[i]) && idx.contains(pos[i])) m[idx.rank(pos[i])] = static_cast<Value>(v);
+        else memo_loose[pos[i]] = static_cast<Value>(v);
+      }
+      memo_entries += n;
+    }
+    if (opt.progress)
+      report([&](SearchProgress& s) {
+        s.current = what + ", class " + to_string(key, variant->pits()) + ": " + std::to_string(n) + " positions";
+      });
+    return lo[0] > 0 ? lo[0] : hi[0] < 0 ? hi[0] : 0;
   }
 
   void principal_variation(Ctx& c, const Position& root, int value, SearchResult& out) {
@@ -440,7 +595,7 @@ struct Searcher::Impl {
       }
       seen.push_back(cur);
       if (kind == GameKind::WinLoss) {
-        val = mtdf(c, ch.next, "principal variation");
+        val = solve_one(c, ch.next, "principal variation");
       } else {
         const int base = ch.gain_mover - ch.gain_opponent;
         val = ch.same_side ? val - base : base - val;
@@ -493,7 +648,7 @@ std::expected<std::unique_ptr<Searcher>, SearchError> Searcher::create(VariantPt
     return std::unexpected(SearchError{SearchError::TableTooSmall,
                                        "the transposition table needs at least 1 MiB, got " +
                                            std::to_string(options.tt_bytes) + " bytes (use --tt-mb 1 or more)"});
-  if (!impl->tt.allocate(options.tt_bytes))
+  if (!impl->tt.allocate(impl->may_repeat ? TranspositionTable::kMinBytes : options.tt_bytes))
     return std::unexpected(SearchError{SearchError::TableTooSmall, "could not allocate a transposition table of " +
                                                                       std::to_string(options.tt_bytes >> 20) + " MiB"});
   if (options.tables) {
@@ -508,6 +663,10 @@ std::expected<std::unique_ptr<Searcher>, SearchError> Searcher::create(VariantPt
       impl->tables_max = std::max(impl->tables_max, k.seeds);
     }
   }
+  // Cyclic variants: the transposition table is not used; the memory goes to the memo
+  // (about 48 bytes an entry) and the region being solved.
+  if (impl->may_repeat) impl->tt.allocate(TranspositionTable::kMinBytes);
+  impl->memo_limit = options.tt_bytes / 64;
   impl->opt = std::move(options);
   return std::unique_ptr<Searcher>(new Searcher(std::move(impl)));
 }
@@ -518,7 +677,7 @@ std::expected<Value, SearchError> Searcher::value(const Position& p) {
   s.begin();
   int v = 0;
   Ctx c;
-  if (auto e = s.guarded([&] { v = s.mtdf(c, p, "position"); })) return std::unexpected(*e);
+  if (auto e = s.guarded([&] { v = s.solve_one(c, p, "position"); })) return std::unexpected(*e);
   return static_cast<Value>(v);
 }
 

@@ -12,42 +12,44 @@
 // and, for every first move m, value(m). No heuristic cut-off: every bound used is
 // a proven bound of v.
 //
-// Method: MTD(f) over a fail-soft null-window alpha-beta that searches to the end of
-// the game or to a table position (no depth limit). A call search(q, alpha, beta)
-// returns r with
+// Two methods, picked by variant:
 //
-//   r <= alpha  =>  v(q) <= r,      r >= beta  =>  v(q) >= r,      else  v(q) == r.
+// 1. Kalah (positions never repeat: seeds only move forward within a class): MTD(f)
+//    over a fail-soft null-window alpha-beta to the end of the game or to a table
+//    position (no depth limit, no heuristic). A call search(q, alpha, beta) returns r:
 //
-// MTD(f) narrows [lo, hi] (start [-value_bound, +value_bound]) with null windows
-// (gamma-1, gamma) until lo == hi.
+//      r <= alpha  =>  v(q) <= r,      r >= beta  =>  v(q) >= r,      else  v(q) == r.
 //
-// Cycles (Oware, Djenon-aboure, ...). A position that repeats on the current path is
-// scored 0 (endless play). This is exact: a repetition can only happen inside one
-// class, where every move gains nothing, and both players have positional strategies
-// that are optimal from every position (the attractor strategies of retrograde
-// analysis). Against Max's positional optimal strategy, any play of the "repetition
-// ends the game with 0" game either ends as in the real game, or closes a cycle that
-// Max's strategy would repeat forever (real value 0, the same), or stops at a table
-// or transposition entry whose exact value Min can enforce; so the repetition game
-// has value >= v(q), and by symmetry <= v(q). It holds with any proven values or
-// bounds substituted at table and transposition entries.
-// The repetition game's value depends on the path only through repetitions of
-// positions above q: a result whose subtree hit a repetition of a strict ancestor of
-// q is used for q's parent but never stored in the transposition table (graph
-// history interaction); every stored entry is a bound of v(q) itself. The value of
-// each first move is searched from the child alone (the root is not on its path),
-// since value(m) = move_value(m, v(child)) with the root's history would not hold.
-// Kalah positions never repeat (seeds only move forward within a class).
+//    MTD(f) narrows [lo, hi] (start [-value_bound, +value_bound]) with null windows
+//    (gamma-1, gamma) until lo == hi. Move order: the transposition table's best
+//    child, game-ending moves, moves again, then by immediate gain.
+//    Transposition table: 2^k buckets of 4 entries of 16 bytes (at most tt_bytes),
+//    each entry a proven interval lo <= v <= hi, the best child's index, the effort
+//    (log2 of the subtree's nodes) and a generation. Replacement: the same position,
+//    else an older generation, else the least effort. Key: a 64-bit hash of the whole
+//    position, written lock-free (key xor data) so a torn entry is never read.
+//    (A repetition on the path would score 0 and its result would not be stored; it
+//    cannot happen in Kalah, so the check is off there.)
 //
-// Transposition table: 2^k buckets of 4 entries of 16 bytes (at most tt_bytes), each
-// entry a proven interval lo <= v <= hi, the index of the best child found, the
-// search effort (log2 of the subtree's nodes) and a generation. Replacement: the
-// same position, else an entry of an older generation, else the least effort. The
-// key is a 64-bit hash of the whole position; entries are written lock-free (key
-// xor data), so a torn entry is never read as another position's.
+// 2. Variants whose positions can repeat (Oware, Djenon-aboure and the rest): path
+//    repetition = 0 is exact in value but path dependent, so alpha-beta with a
+//    transposition table blows up exponentially in cyclic regions. Instead, region
+//    retrograde: for a position q above the tables, R = the positions of q's class
+//    reachable from q by moves that stay in the class; every move leaving R is
+//    valued exactly (tables, memo, or recursively: its class has fewer seeds or
+//    more marks); then the bound iteration of retrograde.h on R,
 //
-// Parallelism: the first moves are solved in parallel (TBB) with a shared table
-// (every first move's value is wanted anyway); each thread keeps its own path.
+//      lo <- max over moves g(lo or hi of the child),  hi likewise, from [-B, B],
+//      v = lo if lo > 0,  hi if hi < 0,  0 otherwise (endless play),
+//
+//    exact for every position of R, since R is closed under in-class moves. All of R
+//    goes to a memo (keyed by class rank, exact); memory is bounded by tt_bytes
+//    (about 64 bytes an entry), beyond which the search stops with TableTooSmall.
+//    No pruning: the work is the reachable part of each class above the tables.
+//
+// Parallelism: the first moves are solved in parallel (TBB) with the shared table or
+// memo (every first move's value is wanted anyway); each thread keeps its own path.
+// Each first move is solved from its child alone: value(m) = move_value(m, v(child)).
 //
 // Tables: every position whose class is in the tables and that the class indexes is
 // an exact leaf. Classes are loaded into memory whole on first use. If the tables

@@ -1,0 +1,264 @@
+// Search above the tables (issue 6): agreement with the tables, with a brute-force
+// solver, principal variations that replay to the stated margin, clear errors.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <unistd.h>
+
+#include "mancala/generate.h"
+#include "mancala/notation.h"
+#include "mancala/probe.h"
+#include "mancala/search.h"
+#include "reference/brute_force.h"
+
+namespace fs = std::filesystem;
+using namespace mancala;
+
+namespace {
+
+VariantPtr variant(const std::string& spec) {
+  auto v = make_variant(spec);
+  EXPECT_TRUE(v.has_value()) << spec;
+  return *v;
+}
+
+// Full tables up to `full` seeds in <tmp>/full, and the classes up to `part` seeds
+// copied to <tmp>/part. Made once per variant for the whole suite.
+struct TableDirs {
+  fs::path full, part;
+};
+const TableDirs& tables_for(const std::string& spec, int full, int part) {
+  static std::map<std::string, TableDirs> made;
+  auto it = made.find(spec);
+  if (it != made.end()) return it->second;
+  const fs::path root = fs::temp_directory_path() / ("mancala_test_search_" + std::to_string(::getpid())) / spec;
+  TableDirs d{root / "full", root / "part"};
+  fs::create_directories(d.full);
+  fs::create_directories(d.part);
+  const VariantPtr v = variant(spec);
+  GenerateOptions opt;
+  opt.max_seeds = full;
+  opt.out = d.full;
+  opt.threads = 2;
+  auto rep = generate(*v, opt);
+  EXPECT_TRUE(rep.has_value()) << (rep ? "" : rep.error());
+  auto tb = Tablebase::open(d.full);
+  for (const ClassKey& k : (*tb)->classes(v->name()))
+    if (k.seeds <= part) fs::copy_file((*tb)->dir() / table_file_name(v->name(), k), d.part / table_file_name(v->name(), k));
+  return made.emplace(spec, d).first->second;
+}
+
+std::shared_ptr<const Tablebase> open_tables(const fs::path& dir) {
+  auto tb = Tablebase::open(dir);
+  EXPECT_TRUE(tb.has_value());
+  return *tb;
+}
+
+// Random positions of the mark-free class with `seeds` seeds that have a move.
+std::vector<Position> random_positions(const Variant& v, int seeds, int count, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  const ClassIndex idx(v, ClassKey{0, seeds});
+  std::vector<Position> out;
+  std::vector<Child> kids;
+  for (int tries = 0; static_cast<int>(out.size()) < count && tries < count * 20; ++tries) {
+    const Position p = idx.unrank(std::uniform_int_distribution<Index>(0, idx.size() - 1)(rng));
+    v.children(p, kids);
+    if (!kids.empty()) out.push_back(p);
+  }
+  return out;
+}
+
+// Replays a principal variation with the rules engine: the margin it collects,
+// from the first mover's view (score games), must be the stated value.
+int replay_margin(const Variant& v, Position p, const SearchResult& r) {
+  int margin = 0, sign = 1;
+  std::vector<Child> kids;
+  for (const Child& step : r.pv) {
+    v.children(p, kids);
+    const auto it = std::find_if(kids.begin(), kids.end(), [&](const Child& c) { return c.move == step.move; });
+    EXPECT_NE(it, kids.end()) << "pv move is not legal";
+    if (it == kids.end()) return INT32_MIN;
+    margin += sign * (it->gain_mover - it->gain_opponent);
+    if (it->game_over) return margin;
+    if (!it->same_side) sign = -sign;
+    p = it->next;
+  }
+  v.children(p, kids);
+  if (kids.empty()) margin += sign * v.terminal_value(p);
+  return margin;
+}
+
+SearchOptions small_options() {
+  SearchOptions o;
+  o.tt_bytes = 64ull << 20;
+  o.threads = 2;
+  return o;
+}
+
+}  // namespace
+
+TEST(Search, KalahStartsAgreeWithBruteForce) {
+  for (const char* cap : {"empty", "standard"})
+    for (int m = 1; m <= 3; ++m)
+      for (int n = 1; n <= 3; ++n) {
+        const VariantPtr v = variant("kalah:" + std::to_string(m) + ":" + cap);
+        const Position start = v->start(n);
+        reference::BruteForce bf;
+        ASSERT_TRUE(bf.solve(*v, start, 2'000'000));
+        auto r = solve_position(v, start, small_options());
+        ASSERT_TRUE(r.has_value()) << r.error().message;
+        EXPECT_EQ(r->value, *bf.value_of(start)) << v->name() << " n=" << n;
+        // Every first move's value, and a pv that replays to the value.
+        std::vector<Child> kids;
+        v->children(start, kids);
+        for (const auto& mv : r->moves) {
+          const auto it = std::find_if(kids.begin(), kids.end(), [&](const Child& c) { return c.move == mv.move; });
+          const int cv = it->game_over ? 0 : *bf.value_of(it->next);
+          EXPECT_EQ(mv.value, move_value(v->kind(), *it, static_cast<Value>(cv))) << v->name() << " n=" << n;
+        }
+        EXPECT_EQ(r->pv_end, "game over");
+        EXPECT_EQ(replay_margin(*v, start, *r), r->value) << v->name() << " n=" << n;
+      }
+}
+
+TEST(Search, CyclicGamesAgreeWithBruteForce) {
+  // Oware and Djenon-aboure repeat positions: the repetition rule must give the
+  // endless-play value exactly.
+  for (const char* spec : {"oware", "djenon-aboure"}) {
+    const VariantPtr v = variant(spec);
+    auto searcher = Searcher::create(v, small_options());
+    ASSERT_TRUE(searcher.has_value());
+    int zeros = 0;
+    for (int seeds : {5, 6, 7})
+      for (const Position& p : random_positions(*v, seeds, 12, 7u + static_cast<unsigned>(seeds))) {
+        reference::BruteForce bf;
+        if (!bf.solve(*v, p, 400'000)) continue;
+        auto val = (*searcher)->value(p);
+        ASSERT_TRUE(val.has_value()) << val.error().message;
+        EXPECT_EQ(*val, *bf.value_of(p)) << format_position(*v, p, Side::South);
+        zeros += *val == 0;
+        auto r = (*searcher)->solve(p);
+        ASSERT_TRUE(r.has_value());
+        EXPECT_EQ(r->value, *val);
+        if (r->pv_end == "game over") {
+          EXPECT_EQ(replay_margin(*v, p, *r), r->value);
+        }
+      }
+    EXPECT_GT(zeros, 0) << spec << ": no draw among the samples";
+  }
+}
+
+TEST(Search, AgreesWithTablesAboveSmallerTables) {
+  struct Case {
+    const char* spec;
+    int full, part;
+  };
+  for (const Case& c : {Case{"oware", 8, 5}, Case{"kalah:4:empty", 10, 5}, Case{"djenon-aboure", 8, 5}}) {
+    const VariantPtr v = variant(c.spec);
+    const TableDirs& d = tables_for(c.spec, c.full, c.part);
+    const auto full = open_tables(d.full);
+    SearchOptions o = small_options();
+    o.tables = open_tables(d.part);
+    auto searcher = Searcher::create(v, o);
+    ASSERT_TRUE(searcher.has_value()) << searcher.error().message;
+    int checked = 0;
+    std::uint64_t hits = 0;
+    for (int seeds = c.part + 1; seeds <= c.full; ++seeds)
+      for (const Position& p : random_positions(*v, seeds, 25, static_cast<unsigned>(seeds) * 31u)) {
+        const auto want = full->probe(*v, p);
+        ASSERT_TRUE(want.has_value());
+        auto r = (*searcher)->solve(p);
+        ASSERT_TRUE(r.has_value()) << r.error().message;
+        EXPECT_EQ(r->value, want->value) << format_position(*v, p, Side::South);
+        for (const auto& mv : r->moves) {
+          const auto it = std::find_if(want->moves.begin(), want->moves.end(),
+                                       [&](const MoveValue& m) { return m.move == mv.move; });
+          ASSERT_NE(it, want->moves.end());
+          EXPECT_EQ(mv.value, it->value) << format_position(*v, p, Side::South) << " move " << v->move_name(mv.move);
+        }
+        hits += r->table_hits;
+        if (r->pv_end == "game over") {
+          EXPECT_EQ(replay_margin(*v, p, *r), r->value);
+        }
+        ++checked;
+      }
+    EXPECT_GT(checked, 50) << c.spec;
+    EXPECT_GT(hits, 0u) << c.spec;
+  }
+}
+
+TEST(Search, StartPositionAboveTables) {
+  // Kalah(4,3) with tables up to 10 seeds, and without: the same value and moves.
+  const VariantPtr v = variant("kalah:4:empty");
+  const TableDirs& d = tables_for("kalah:4:empty", 10, 5);
+  SearchOptions o = small_options();
+  o.tables = open_tables(d.full);
+  auto with = solve_position(v, v->start(3), o);
+  auto without = solve_position(v, v->start(3), small_options());
+  ASSERT_TRUE(with.has_value() && without.has_value());
+  EXPECT_EQ(with->value, without->value);
+  ASSERT_EQ(with->moves.size(), without->moves.size());
+  for (std::size_t i = 0; i < with->moves.size(); ++i) EXPECT_EQ(with->moves[i].value, without->moves[i].value);
+  EXPECT_EQ(replay_margin(*v, v->start(3), *with), with->value);
+  EXPECT_GT(with->table_hits, 0u);
+}
+
+TEST(Search, MissingTablesAreNamed) {
+  const VariantPtr v = variant("oware");
+  const TableDirs& d = tables_for("oware", 8, 5);
+  // A folder with a hole: class 3 removed.
+  const fs::path holed = d.part.parent_path() / "holed";
+  fs::create_directories(holed);
+  for (const auto& e : fs::directory_iterator(d.part))
+    if (e.path().filename().string().rfind("oware.3.", 0) != 0)
+      fs::copy_file(e.path(), holed / e.path().filename(), fs::copy_options::overwrite_existing);
+  SearchOptions o = small_options();
+  o.tables = open_tables(holed);
+  const Position p = random_positions(*v, 8, 1, 99u).front();
+  auto r = solve_position(v, p, o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, SearchError::MissingTable);
+  EXPECT_NE(r.error().message.find("class 3"), std::string::npos) << r.error().message;
+  EXPECT_NE(r.error().message.find("mancala-tb generate oware --max-seeds 5"), std::string::npos) << r.error().message;
+
+  // A folder without tables of the variant at all.
+  SearchOptions o2 = small_options();
+  o2.tables = open_tables(d.part);
+  auto s = Searcher::create(variant("djenon-aboure"), o2);
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().code, SearchError::MissingTable);
+  EXPECT_NE(s.error().message.find("no tables for djenon-aboure"), std::string::npos) << s.error().message;
+}
+
+TEST(Search, TranspositionTableTooSmall) {
+  SearchOptions o;
+  o.tt_bytes = 1000;
+  auto s = Searcher::create(variant("kalah:3:empty"), o);
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().code, SearchError::TableTooSmall);
+  EXPECT_NE(s.error().message.find("at least 1 MiB"), std::string::npos);
+  // The smallest allowed table still gives exact values (only slower).
+  o.tt_bytes = 1ull << 20;
+  auto r = solve_position(variant("kalah:3:empty"), variant("kalah:3:empty")->start(3), o);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ(r->value, 2);
+}
+
+TEST(Search, LimitsAreErrors) {
+  SearchOptions o = small_options();
+  o.max_nodes = 5000;
+  auto r = solve_position(variant("kalah:4:empty"), variant("kalah:4:empty")->start(4), o);
+  ASSERT_FALSE(r.has_value());
+  EXPECT_EQ(r.error().code, SearchError::Limit);
+}
+
+TEST(Search, TerminalAndTabledRoots) {
+  const VariantPtr v = variant("kalah:2:empty");
+  Position over;  // South has no seeds: the game is over
+  over.pits[2] = 3;
+  auto r = solve_position(v, over, small_options());
+  ASSERT_TRUE(r.has_value());
+  EXPECT_TRUE(r->moves.empty());
+  EXPECT_EQ(r->value, v->terminal_value(over));
+}
