@@ -62,8 +62,8 @@ case "$what" in
       "$tb_exe" verify "$work/mpi4-$d" > /dev/null || fail "verify $v"
       "$tb_exe" info "$work/mpi4-$d" | grep -q . || fail "info $v"
     done
-    a=$("$tb_exe" probe "$work/ref-oware" --json "oware 1,0,2,0,0,1/0,1,0,3,0,1 S")
-    b=$("$tb_exe" probe "$work/mpi2-oware" --json "oware 1,0,2,0,0,1/0,1,0,3,0,1 S")
+    a=$("$tb_exe" probe "$work/ref-oware" --json "oware 1,0,2,0,0,1/0,1,0,2,0,1 S")
+    b=$("$tb_exe" probe "$work/mpi2-oware" --json "oware 1,0,2,0,0,1/0,1,0,2,0,1 S")
     [ -n "$a" ] && [ "$a" = "$b" ] || fail "probe differs: $a / $b"
     echo "ok: verify, info and probe read the MPI tables"
     ;;
