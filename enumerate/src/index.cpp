@@ -83,7 +83,13 @@ ClassIndex::ClassIndex(const Variant& v, const ClassKey& key) : key_(key), pits_
   dist_ = distribution_index(static_cast<int>(live_[0].size()), v.index_filter(key), std::max(key.seeds, 1));
   assert(key.seeds <= dist_->max_seeds());
   per_ = dist_->count(key.seeds);
-  size_ = two_ ? 2 * per_ : per_;
+  full_size_ = size_ = two_ ? 2 * per_ : per_;
+}
+
+ClassIndex::ClassIndex(const Variant& v, const ClassKey& key, std::shared_ptr<const std::vector<Index>> subset)
+    : ClassIndex(v, key) {
+  subset_ = std::move(subset);
+  if (subset_) size_ = subset_->size();
 }
 
 bool ClassIndex::contains(const Position& p) const {

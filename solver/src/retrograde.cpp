@@ -50,9 +50,9 @@ constexpr Value kNone = INT16_MIN;  // "no exit"
 template <class Rules>
 class SolverBase {
  public:
-  SolverBase(const Rules& rules, const ClassKey& key, const SolvedClasses& solved, const SolveOptions& opt)
-      : rules_(rules), index_(rules, key), solved_(solved), opt_(opt), kind_(rules.kind()),
-        bound_(static_cast<Value>(rules.value_bound(key.seeds))),
+  SolverBase(const Rules& rules, const ClassIndex& index, const SolvedClasses& solved, const SolveOptions& opt)
+      : rules_(rules), index_(index), solved_(solved), opt_(opt), kind_(rules.kind()),
+        bound_(static_cast<Value>(rules.value_bound(index.key().seeds))),
         arena_(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic) {}
 
  protected:
@@ -423,7 +423,7 @@ class LevelSolver : SolverBase<Rules> {
 
 }  // namespace
 
-std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Variant& v, const ClassKey& key,
+std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Variant& v, const ClassIndex& index,
                                                                      const SolvedClasses& solved,
                                                                      const SolveOptions& options, SolveStats* stats) {
   return with_rules(v, [&](const auto& rules) -> std::expected<std::shared_ptr<ClassValues>, std::string> {
@@ -431,12 +431,18 @@ std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Varia
     std::vector<Position> probe;
     const bool unmoves = rules.R::in_class_parents(rules.R::start(1), probe) != Variant::Parents::None;
     if (v.kind() == GameKind::Score) {
-      if (unmoves) return LevelSolver<R, std::int8_t>(rules, key, solved, options).run(stats);
-      return SweepSolver<R, std::int8_t>(rules, key, solved, options).run(stats);
+      if (unmoves) return LevelSolver<R, std::int8_t>(rules, index, solved, options).run(stats);
+      return SweepSolver<R, std::int8_t>(rules, index, solved, options).run(stats);
     }
-    if (unmoves) return LevelSolver<R, std::int16_t>(rules, key, solved, options).run(stats);
-    return SweepSolver<R, std::int16_t>(rules, key, solved, options).run(stats);
+    if (unmoves) return LevelSolver<R, std::int16_t>(rules, index, solved, options).run(stats);
+    return SweepSolver<R, std::int16_t>(rules, index, solved, options).run(stats);
   });
+}
+
+std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Variant& v, const ClassKey& key,
+                                                                     const SolvedClasses& solved,
+                                                                     const SolveOptions& options, SolveStats* stats) {
+  return solve_class(v, ClassIndex(v, key), solved, options, stats);
 }
 
 std::optional<Value> lookup(const Variant& v, const SolvedClasses& solved, const Position& p) {

@@ -51,7 +51,7 @@ TableError io_error(const fs::path& p, const std::string& what) {
 
 std::expected<void, TableError> write_table(const fs::path& path, const Variant& v, const ClassKey& key,
                                             const std::vector<std::uint8_t>& value_bytes, int value_width,
-                                            int zstd_level) {
+                                            int zstd_level, const std::vector<Index>* subset) {
   TableHeader h;
   h.variant = v.name();
   h.kind = static_cast<std::uint32_t>(v.kind());
@@ -86,6 +86,29 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
     blocks.append(buf.data(), got);
     h.block_offsets.push_back(blocks.size());
   }
+  std::string subset_data;
+  if (subset) {
+    std::string raw;
+    Index prev = 0;
+    for (const Index r : *subset) {
+      Index d = r - prev;
+      prev = r;
+      do {
+        raw += static_cast<char>((d & 0x7F) | (d > 0x7F ? 0x80 : 0));
+        d >>= 7;
+      } while (d);
+    }
+    std::vector<char> out(ZSTD_compressBound(raw.size()));
+    const std::size_t got = ZSTD_compress2(cctx, out.data(), out.size(), raw.data(), raw.size());
+    if (ZSTD_isError(got)) {
+      ZSTD_freeCCtx(cctx);
+      return std::unexpected(TableError{TableError::Internal, std::string("zstd: ") + ZSTD_getErrorName(got)});
+    }
+    subset_data.assign(out.data(), got);
+    h.subset_size = subset->size();
+    h.subset_bytes = got;
+    h.subset_crc = crc32(subset_data.data(), subset_data.size());
+  }
   ZSTD_freeCCtx(cctx);
 
   std::ostringstream archive;
@@ -113,7 +136,7 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
     }
     return true;
   };
-  if (!write_all(head) || !write_all(blocks) || ::fsync(fd) != 0) {
+  if (!write_all(head) || !write_all(blocks) || !write_all(subset_data) || ::fsync(fd) != 0) {
     auto err = io_error(tmp, "cannot write");
     ::close(fd);
     ::unlink(tmp.c_str());
@@ -170,7 +193,8 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
   std::error_code ec;
   const auto size = fs::file_size(path, ec);
   if (ec) return std::unexpected(TableError{TableError::Io, path.string() + ": " + ec.message()});
-  const std::uint64_t want = t->data_start_ + h.block_offsets.back();
+  const std::uint64_t want = t->data_start_ + h.block_offsets.back() + h.subset_bytes;
+  if (h.subset_size != 0 && h.subset_size != h.positions) return corrupt("subset size does not match the position count");
   if (size < want) return corrupt("truncated: " + std::to_string(size) + " bytes, header says " + std::to_string(want));
   if (size > want) return corrupt("trailing bytes: " + std::to_string(size) + " bytes, header says " + std::to_string(want));
   return t;
@@ -240,12 +264,60 @@ std::expected<void, TableError> TableFile::check_against(const Variant& v) const
   if (h.index_version != kIndexVersion) return mismatch("index version " + std::to_string(h.index_version) + " is not supported");
   const ClassIndex idx(v, h.key());
   const IndexFilter f = v.index_filter(h.key());
-  if (idx.size() != h.positions || f.zero_from != h.filter_from || f.zero_to != h.filter_to)
+  if ((h.subset_size ? idx.size() < h.positions : idx.size() != h.positions) || f.zero_from != h.filter_from ||
+      f.zero_to != h.filter_to)
     return mismatch("class " + to_string(h.key(), v.pits()) + " should hold " + std::to_string(idx.size()) +
                     " positions, the file says " + std::to_string(h.positions));
   const std::uint32_t width = v.kind() == GameKind::Score ? 1 : 2;
   if (h.value_width != width) return mismatch("value width differs");
   return {};
+}
+
+std::expected<std::shared_ptr<const std::vector<Index>>, TableError> TableFile::subset() const {
+  const TableHeader& h = header_;
+  if (h.subset_size == 0) return std::shared_ptr<const std::vector<Index>>();
+  auto bad = [&](const std::string& what) {
+    return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": position list " + what});
+  };
+  std::ifstream in(path_, std::ios::binary);
+  std::vector<char> comp(h.subset_bytes);
+  if (!in || !in.seekg(static_cast<std::streamoff>(data_start_ + h.block_offsets.back())) ||
+      !in.read(comp.data(), static_cast<std::streamsize>(comp.size())))
+    return std::unexpected(TableError{TableError::Io, path_.string() + ": cannot read the position list"});
+  if (crc32(comp.data(), comp.size()) != h.subset_crc) return bad("checksum mismatch");
+  const unsigned long long raw_size = ZSTD_getFrameContentSize(comp.data(), comp.size());
+  if (raw_size == ZSTD_CONTENTSIZE_ERROR || raw_size == ZSTD_CONTENTSIZE_UNKNOWN || raw_size > (1ull << 40)) return bad("is unreadable");
+  std::vector<unsigned char> raw(raw_size);
+  const std::size_t got = ZSTD_decompress(raw.data(), raw.size(), comp.data(), comp.size());
+  if (ZSTD_isError(got) || got != raw.size()) return bad("does not decompress");
+  auto out = std::make_shared<std::vector<Index>>();
+  out->reserve(h.subset_size);
+  Index prev = 0, d = 0;
+  int shift = 0;
+  for (unsigned char c : raw) {
+    d |= static_cast<Index>(c & 0x7F) << shift;
+    shift += 7;
+    if (c & 0x80) continue;
+    prev += d;
+    out->push_back(prev);
+    d = 0;
+    shift = 0;
+  }
+  if (out->size() != h.subset_size) return bad("has the wrong length");
+  return std::shared_ptr<const std::vector<Index>>(std::move(out));
+}
+
+std::expected<std::shared_ptr<const ClassIndex>, TableError> TableFile::index(const Variant& v) const {
+  {
+    std::lock_guard lock(mu_);
+    if (index_) return index_;
+  }
+  auto sub = subset();
+  if (!sub) return std::unexpected(sub.error());
+  auto idx = std::make_shared<const ClassIndex>(v, header_.key(), *sub);
+  std::lock_guard lock(mu_);
+  if (!index_) index_ = idx;
+  return index_;
 }
 
 }  // namespace mancala

@@ -1,6 +1,8 @@
 #include "mancala/generate.h"
 
 #include <chrono>
+
+#include "mancala/reachable.h"
 #include <system_error>
 
 namespace mancala {
@@ -16,15 +18,18 @@ std::expected<std::shared_ptr<ClassValues>, TableError> load_class(const fs::pat
     return std::unexpected(TableError{TableError::Mismatch, file.string() + ": holds another class than its name says"});
   auto bytes = (*t)->read_all();
   if (!bytes) return std::unexpected(bytes.error());
-  auto cls = std::make_shared<ClassValues>(ClassIndex(v, key), v.kind());
+  auto idx = (*t)->index(v);
+  if (!idx) return std::unexpected(idx.error());
+  auto cls = std::make_shared<ClassValues>(**idx, v.kind());
   if (bytes->size() != cls->bytes().size())
     return std::unexpected(TableError{TableError::Corrupt, file.string() + ": wrong number of values"});
   cls->bytes() = std::move(*bytes);
   return cls;
 }
 
-std::expected<GenerateReport, std::string> generate_classes(const Variant& v, const std::vector<ClassKey>& keys,
-                                                            const GenerateOptions& opt, SolvedClasses& solved) {
+std::expected<GenerateReport, std::string> generate_classes(
+    const Variant& v, const std::vector<ClassKey>& keys, const GenerateOptions& opt, SolvedClasses& solved,
+    const std::map<ClassKey, std::shared_ptr<const std::vector<Index>>>* subsets) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   std::error_code ec;
@@ -43,6 +48,9 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
     const ClassKey& key = keys[static_cast<std::size_t>(n)];
     if (opt.cancel && opt.cancel->load()) return std::unexpected(std::string("cancelled"));
     const fs::path file = opt.out / table_file_name(v.name(), key);
+    std::shared_ptr<const std::vector<Index>> subset;
+    if (subsets)
+      if (auto it = subsets->find(key); it != subsets->end()) subset = it->second;
     auto event = [&](GenerateEvent::Kind kind) {
       GenerateEvent e{};
       e.kind = kind;
@@ -54,6 +62,8 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
     const auto tc = clock::now();
     if (fs::exists(file, ec)) {
       auto loaded = load_class(file, v, key);
+      if (loaded && !((*loaded)->index().subset() ? subset && *(*loaded)->index().subset() == *subset : !subset))
+        loaded = std::unexpected(TableError{TableError::Mismatch, file.string() + ": holds another set of positions"});
       if (loaded) {
         solved.add(*loaded);
         ++rep.classes_loaded;
@@ -79,9 +89,9 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
         opt.on_event(e);
       };
     SolveStats stats;
-    auto values = solve_class(v, key, solved, so, &stats);
+    auto values = solve_class(v, ClassIndex(v, key, subset), solved, so, &stats);
     if (!values) return std::unexpected(values.error());
-    if (auto w = write_table(file, v, key, (*values)->bytes(), (*values)->width(), opt.zstd_level); !w)
+    if (auto w = write_table(file, v, key, (*values)->bytes(), (*values)->width(), opt.zstd_level, subset.get()); !w)
       return std::unexpected(w.error().message);
     solved.add(*values);
     ++rep.classes_solved;
@@ -97,6 +107,24 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
   }
   rep.seconds = std::chrono::duration<double>(clock::now() - t0).count();
   return rep;
+}
+
+std::expected<GenerateReport, std::string> generate_reachable(const Variant& v, const Position& root,
+                                                              const GenerateOptions& opt, std::uint64_t* enumerated) {
+  std::function<void(const ReachableProgress&)> progress;
+  if (opt.on_event)
+    progress = [&](const ReachableProgress& p) {
+      GenerateEvent e{};
+      e.kind = GenerateEvent::Enumerated;
+      e.positions = p.found;
+      e.sweeps = p.round;
+      opt.on_event(e);
+    };
+  auto set = enumerate_reachable(v, root, opt.threads, progress, opt.max_positions);
+  if (!set) return std::unexpected(set.error());
+  if (enumerated) *enumerated = set->positions;
+  SolvedClasses solved;
+  return generate_classes(v, set->solving_order(v.pits(), opt.max_seeds), opt, solved, &set->classes);
 }
 
 std::expected<GenerateReport, std::string> generate(const Variant& v, const GenerateOptions& opt) {

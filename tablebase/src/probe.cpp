@@ -91,9 +91,10 @@ std::expected<Value, TableError> Tablebase::value(const Variant& v, const Positi
   const ClassKey key = v.class_of(p);
   auto t = table(v, key);
   if (!t) return std::unexpected(t.error());
-  const ClassIndex idx(v, key);
-  if (!idx.contains(p)) return std::unexpected(TableError{TableError::BadPosition, "position is not indexed by its class"});
-  return (*t)->value(idx.rank(p));
+  auto idx = (*t)->index(v);
+  if (!idx) return std::unexpected(idx.error());
+  if (!(*idx)->allowed(p)) return std::unexpected(TableError{TableError::BadPosition, "position is not indexed by its class"});
+  return (*t)->value((*idx)->rank(p));
 }
 
 std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const Position& p) const {
@@ -112,8 +113,11 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
   std::stable_sort(r.moves.begin(), r.moves.end(), [](const MoveValue& a, const MoveValue& b) { return a.value > b.value; });
   bool indexed = v.tabled(p);
   if (indexed) {
-    const ClassIndex idx(v, v.class_of(p));
-    indexed = idx.contains(p);
+    auto t = table(v, v.class_of(p));
+    if (!t) return std::unexpected(t.error());
+    auto idx = (*t)->index(v);
+    if (!idx) return std::unexpected(idx.error());
+    indexed = (*idx)->allowed(p);
   }
   if (indexed) {
     auto x = value(v, p);

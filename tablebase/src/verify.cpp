@@ -8,6 +8,7 @@
 #include "mancala/generate.h"
 #include "mancala/notation.h"
 #include "mancala/probe.h"
+#include "mancala/reachable.h"
 #include "mancala/rules.h"
 
 namespace mancala {
@@ -28,8 +29,13 @@ std::expected<VerifyReport, std::string> verify_tables(const fs::path& dir, cons
     std::sort(keys.begin(), keys.end());
     for (const auto& k : all)
       if (std::binary_search(keys.begin(), keys.end(), k)) order.push_back(k);
-    for (const auto& k : keys)  // classes present but unknown to the order (reachable sets)
-      if (std::find(order.begin(), order.end(), k) == order.end()) order.push_back(k);
+    std::vector<ClassKey> rest;  // classes present but unknown to the order (reachable sets)
+    for (const auto& k : keys)
+      if (std::find(order.begin(), order.end(), k) == order.end()) rest.push_back(k);
+    std::stable_sort(rest.begin(), rest.end(), [&](const ClassKey& a, const ClassKey& b) {
+      return a.seeds != b.seeds ? a.seeds < b.seeds : marked_pits(a, v.pits()) > marked_pits(b, v.pits());
+    });
+    order.insert(order.end(), rest.begin(), rest.end());
   }
   VerifyReport rep;
   SolvedClasses solved;

@@ -51,10 +51,19 @@ std::shared_ptr<Tablebase> open_or_throw(const std::string& dir) {
 int cmd_generate(Args& a) {
   if (a.help()) {
     std::printf(
-        "usage: mancala-tb generate VARIANT --max-seeds N --out DIR [--threads T] [--level L] [--verbose]\n\n"
+        "usage: mancala-tb generate VARIANT --max-seeds N --out DIR [--threads T] [--level L] [--verbose]\n"
+        "       mancala-tb generate --from POSITION --max-seeds N --out DIR [...]\n\n"
         "Solves every class of VARIANT with up to N seeds in play by retrograde analysis and\n"
         "writes one file per class into DIR (DIR/<variant>.<seeds>.<state>.mtb).\n\n"
+        "With --from, only the positions reachable from POSITION are enumerated (in\n"
+        "parallel, class by class) and solved, each class indexed densely over its\n"
+        "reachable positions: the way to tables of games whose marks (Enkeshui's bulls,\n"
+        "Imbelece's closed pits) have too many combinations to build every class.\n"
+        "Use one folder per root.\n\n"
+        "  --from P       root position, e.g. \"imbelece 1,1,1,1,1,1,1,1/1,1,1,1,1,1,1,1 S first\"\n"
         "  --max-seeds N  largest number of seeds in play to solve\n"
+        "  --max-positions M  with --from: stop if more than M million positions are\n"
+        "                 reachable (default 200; about 8 bytes each while enumerating)\n"
         "  --out DIR      table folder (created if missing)\n"
         "  --threads T    worker threads (default: all cores)\n"
         "  --level L      zstd level of the files, 1..19 (default 9)\n"
@@ -70,17 +79,24 @@ int cmd_generate(Args& a) {
   const int threads = a.int_option("threads", 0, 0, 1024);
   const int level = a.int_option("level", 9, 1, 19);
   const bool verbose = a.flag("verbose");
+  const auto from = a.option("from");
+  const int max_millions = a.int_option("max-positions", 200, 1, 100000);
   const auto w = a.rest();
-  if (w.size() != 1) throw UsageError("generate needs exactly one VARIANT (see --help)");
+  std::optional<ParsedPosition> root;
+  if (from) root = position_or_throw(*from);
+  if (w.size() > 1 || (w.empty() && !root)) throw UsageError("generate needs exactly one VARIANT or --from POSITION (see --help)");
   if (!max_seeds_s) throw UsageError("generate needs --max-seeds N");
   if (!out) throw UsageError("generate needs --out DIR");
-  const VariantPtr v = variant_or_throw(w[0]);
+  const VariantPtr v = root ? root->variant : variant_or_throw(w[0]);
+  if (root && !w.empty() && variant_or_throw(w[0])->name() != v->name())
+    throw UsageError("the variant '" + w[0] + "' differs from the --from position's " + v->name());
   Args tmp({"--max-seeds", *max_seeds_s});
   GenerateOptions opt;
   opt.max_seeds = tmp.int_option("max-seeds", 0, 0, v->total_seeds());
   opt.out = *out;
   opt.threads = threads;
   opt.zstd_level = level;
+  opt.max_positions = static_cast<std::uint64_t>(max_millions) * 1'000'000;
   opt.cancel = &g_cancel;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
@@ -107,10 +123,16 @@ int cmd_generate(Args& a) {
         bar.message("regenerating class " + cls + ": " + e.note);
         std::fprintf(stderr, "mancala-tb generate: warning: %s: solving the class again\n", e.note.c_str());
         break;
+      case GenerateEvent::Enumerated:
+        bar.show("enumerating: round " + std::to_string(e.sweeps) + ", " + std::to_string(e.positions) + " positions",
+                 e.positions, opt.max_positions);
+        break;
       case GenerateEvent::Started: break;
     }
   };
-  auto rep = generate(*v, opt);
+  std::uint64_t reachable = 0;
+  if (root) bar.message("enumerating the positions reachable from " + format_position(*v, root->position, root->side));
+  auto rep = root ? generate_reachable(*v, root->position, opt, &reachable) : generate(*v, opt);
   bar.finish();
   if (!rep) {
     if (g_cancel.load()) {
@@ -119,6 +141,8 @@ int cmd_generate(Args& a) {
     }
     throw std::runtime_error(rep.error());
   }
+  if (root) std::printf("reachable from %s: %llu positions\n", format_position(*v, root->position, root->side).c_str(),
+                        static_cast<unsigned long long>(reachable));
   std::printf("%s up to %d seeds: %d classes solved, %d loaded, %llu positions, %s on disk (%.3f bytes/position), %.2f s\n",
               v->name().c_str(), opt.max_seeds, rep->classes_solved, rep->classes_loaded,
               static_cast<unsigned long long>(rep->positions), human_bytes(static_cast<double>(rep->file_bytes)).c_str(),

@@ -27,6 +27,7 @@
 //             + T[1][1][1][0] = C(2,1,1) = 1 (x1 = 0 meets the filter): 3.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -70,42 +71,61 @@ class DistributionIndex {
 // The index of one class of one variant: maps positions of the class to [0, size).
 // Positions of the canonical orientation (marks as in the key) come first, then
 // those of the turned orientation when it differs:
-//   rank(p) = orientation(p) * per_orientation + distribution rank of p's live pits.
+//   full_rank(p) = orientation(p) * per_orientation + distribution rank of p's live pits.
+//
+// A reachable-set index (Enkeshui, Imbelece: `generate --from`) keeps only the
+// positions reachable from a root: `subset` is the sorted list of their full ranks
+// and rank(p) is the position of full_rank(p) in it (dense, no gaps). Example:
+// subset {3, 8, 40} -> the position of full rank 8 has rank 1; full rank 5 is not
+// in the index.
 class ClassIndex {
  public:
   ClassIndex(const Variant& v, const ClassKey& key);
+  ClassIndex(const Variant& v, const ClassKey& key, std::shared_ptr<const std::vector<Index>> subset);
 
   const ClassKey& key() const { return key_; }
   Index size() const { return size_; }
+  Index full_size() const { return full_size_; }
   int live_pits() const { return static_cast<int>(live_[0].size()); }
+  const std::shared_ptr<const std::vector<Index>>& subset() const { return subset_; }
 
-  // Precondition: class_of(p) == key() and p is allowed by the filter.
+  // Precondition: class_of(p) == key() and allowed(p).
   Index rank(const Position& p) const {
+    const Index f = full_rank(p);
+    if (!subset_) return f;
+    return static_cast<Index>(std::lower_bound(subset_->begin(), subset_->end(), f) - subset_->begin());
+  }
+  Index full_rank(const Position& p) const {
     const int o = orientation(p);
     const auto& live = live_[o];
     Seeds x[kMaxPits];
     for (std::size_t i = 0; i < live.size(); ++i) x[i] = p.pits[static_cast<std::size_t>(live[i])];
     return static_cast<Index>(o) * per_ + dist_->rank(x, key_.seeds);
   }
-  bool contains(const Position& p) const;  // in this class and allowed by the filter
-  bool allowed(const Position& p) const {  // allowed by the filter (class not checked)
+  bool contains(const Position& p) const;  // in this class and allowed
+  // Allowed by the filter, and in the subset if there is one (class not checked).
+  bool allowed(const Position& p) const {
+    if (subset_) return std::binary_search(subset_->begin(), subset_->end(), full_rank(p));
     if (!dist_->filter().active()) return true;
     const auto& live = live_[orientation(p)];
     Seeds x[kMaxPits];
     for (std::size_t i = 0; i < live.size(); ++i) x[i] = p.pits[static_cast<std::size_t>(live[i])];
     return dist_->allowed(x);
   }
-  // The position of rank r+1 given p of rank r (r+1 < size()): the next
-  // distribution in lexicographic order, skipping those the filter drops.
+  // The position of rank r+1 given p of rank r (r+1 < size()).
   void next(Position& p) const {
-    for (;;) {
+    if (subset_) {
+      p = full_unrank((*subset_)[static_cast<std::size_t>(rank(p) + 1)]);
+      return;
+    }
+    for (;;) {  // the next distribution in lexicographic order the filter keeps
       const int o = orientation(p);
       const auto& live = live_[o];
       const int P = static_cast<int>(live.size());
       int k = P - 1;
       while (k > 0 && p.pits[static_cast<std::size_t>(live[static_cast<std::size_t>(k)])] == 0) --k;
       if (k == 0) {  // last distribution of this orientation: first of the turned one
-        p = unrank(per_);
+        p = full_unrank(per_);
       } else {
         auto at = [&](int j) -> Seeds& { return p.pits[static_cast<std::size_t>(live[static_cast<std::size_t>(j)])]; };
         const int rest = at(k) - 1;
@@ -116,7 +136,8 @@ class ClassIndex {
       if (allowed(p)) return;
     }
   }
-  Position unrank(Index r) const {
+  Position unrank(Index r) const { return full_unrank(subset_ ? (*subset_)[static_cast<std::size_t>(r)] : r); }
+  Position full_unrank(Index r) const {
     const int o = r >= per_ ? 1 : 0;
     Position p = skeleton_[o];
     Seeds x[kMaxPits];
@@ -136,7 +157,9 @@ class ClassIndex {
   std::vector<int> live_[2];
   bool two_ = false;  // the turned orientation differs
   std::shared_ptr<const DistributionIndex> dist_;
+  std::shared_ptr<const std::vector<Index>> subset_;
   Index per_ = 0;     // positions per orientation
+  Index full_size_ = 0;
   Index size_ = 0;
   int pits_ = 0;
   const Variant* variant_ = nullptr;

@@ -71,6 +71,12 @@ std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Varia
                                                                      const SolveOptions& options = {},
                                                                      SolveStats* stats = nullptr);
 
+// The same for a class given by its index (e.g. a reachable subset).
+std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Variant& v, const ClassIndex& index,
+                                                                     const SolvedClasses& solved,
+                                                                     const SolveOptions& options = {},
+                                                                     SolveStats* stats = nullptr);
+
 // Value of a position from the solved classes, or nullopt when its class is not
 // there (or the position is not indexed, e.g. a first move).
 std::optional<Value> lookup(const Variant& v, const SolvedClasses& solved, const Position& p);

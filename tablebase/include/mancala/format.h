@@ -13,7 +13,11 @@
 //                     positions [b*B, min((b+1)*B, positions)) of the class, B =
 //                     block_positions, each value `value_width` bytes (1: int8
 //                     margin; 2: int16 win/loss encoding of types.h).
-//   end of file = 20+H+offsets.back()  (a shorter or longer file is corrupt)
+//   ...         S     reachable-set tables only (subset_size > 0): the sorted full
+//                     ranks of the positions the table holds (ClassIndex subset), as
+//                     LEB128 varints of their differences, zstd-compressed; S =
+//                     subset_bytes, CRC-32 subset_crc
+//   end of file = 20+H+offsets.back()+S  (a shorter or longer file is corrupt)
 //
 // Position i of the class is the one with ClassIndex rank i (index_version names
 // the ranking of enumerate/index.h). Each block also has a CRC-32 of its
@@ -56,6 +60,9 @@ struct TableHeader {
   std::vector<std::uint64_t> block_offsets;  // blocks + 1 entries, from the start of the blocks
   std::vector<std::uint32_t> block_crc;
   std::string generator;         // program and version that wrote the file
+  std::uint64_t subset_size = 0; // reachable-set tables: positions held (= positions)
+  std::uint64_t subset_bytes = 0;
+  std::uint32_t subset_crc = 0;
 
   ClassKey key() const { return ClassKey{state, static_cast<int>(seeds)}; }
   std::size_t blocks() const { return block_crc.size(); }
@@ -63,7 +70,7 @@ struct TableHeader {
   template <class Archive>
   void serialize(Archive& ar, unsigned /*version*/) {
     ar & variant & kind & pits & state & seeds & index_version & filter_from & filter_to & positions & value_width &
-        block_positions & block_offsets & block_crc & generator;
+        block_positions & block_offsets & block_crc & generator & subset_size & subset_bytes & subset_crc;
   }
 };
 
@@ -82,7 +89,7 @@ std::uint32_t crc32(const void* data, std::size_t n);
 // synced, then renamed over `path`. A killed writer leaves no file named `path`.
 std::expected<void, TableError> write_table(const std::filesystem::path& path, const Variant& v, const ClassKey& key,
                                             const std::vector<std::uint8_t>& value_bytes, int value_width,
-                                            int zstd_level = 9);
+                                            int zstd_level = 9, const std::vector<Index>* subset = nullptr);
 
 // A table file open for reading. Thread-safe: blocks are decompressed on demand into
 // a small cache under a mutex.
@@ -97,6 +104,10 @@ class TableFile {
   std::expected<std::vector<std::uint8_t>, TableError> read_all() const;
   // Checks that the header matches a variant (name, pits, kind, index) and its key.
   std::expected<void, TableError> check_against(const Variant& v) const;
+  // The sorted full ranks of a reachable-set table (null for a whole class).
+  std::expected<std::shared_ptr<const std::vector<Index>>, TableError> subset() const;
+  // The class index of the table's positions (with its subset), built once.
+  std::expected<std::shared_ptr<const ClassIndex>, TableError> index(const Variant& v) const;
 
  private:
   std::expected<std::vector<std::uint8_t>, TableError> block(std::size_t b) const;
@@ -106,6 +117,7 @@ class TableFile {
   std::uint64_t data_start_ = 0;
   mutable std::mutex mu_;
   mutable std::vector<std::pair<std::size_t, std::shared_ptr<const std::vector<std::uint8_t>>>> cache_;
+  mutable std::shared_ptr<const ClassIndex> index_;
 };
 
 }  // namespace mancala

@@ -7,6 +7,7 @@
 #include <expected>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,7 @@
 namespace mancala {
 
 struct GenerateEvent {
-  enum Kind { Loaded, Started, Progress, Solved, Replaced };
+  enum Kind { Loaded, Started, Progress, Solved, Replaced, Enumerated };
   Kind kind;
   ClassKey key;
   int class_number = 0;  // 1-based, in solving order
@@ -35,6 +36,7 @@ struct GenerateOptions {
   std::filesystem::path out;
   int threads = 0;
   int zstd_level = 9;
+  std::uint64_t max_positions = 200'000'000;  // cap of a reachable-set enumeration
   std::function<void(const GenerateEvent&)> on_event;  // the core never prints
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -50,10 +52,19 @@ struct GenerateReport {
 // Solves the classes `keys` (in order; each class's successors must be among the
 // earlier keys or already in `solved`). A class whose file exists and checks out is
 // loaded instead (resume). `solved` receives every class.
-std::expected<GenerateReport, std::string> generate_classes(const Variant& v, const std::vector<ClassKey>& keys,
-                                                            const GenerateOptions& opt, SolvedClasses& solved);
+// `subsets` (optional) gives reachable-set indexes by class.
+std::expected<GenerateReport, std::string> generate_classes(
+    const Variant& v, const std::vector<ClassKey>& keys, const GenerateOptions& opt, SolvedClasses& solved,
+    const std::map<ClassKey, std::shared_ptr<const std::vector<Index>>>* subsets = nullptr);
 // All classes up to opt.max_seeds.
 std::expected<GenerateReport, std::string> generate(const Variant& v, const GenerateOptions& opt);
+
+// The positions reachable from `root` (every class, each indexed densely over its
+// reachable positions), solved and written for classes up to opt.max_seeds.
+// `enumerated` (optional) receives the size of the reachable set.
+std::expected<GenerateReport, std::string> generate_reachable(const Variant& v, const Position& root,
+                                                              const GenerateOptions& opt,
+                                                              std::uint64_t* enumerated = nullptr);
 
 // Loads a class from its file into memory (checking checksums and header).
 std::expected<std::shared_ptr<ClassValues>, TableError> load_class(const std::filesystem::path& file, const Variant& v,
