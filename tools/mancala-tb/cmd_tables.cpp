@@ -2,6 +2,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "commands.h"
@@ -257,12 +258,16 @@ int cmd_verify(Args& a) {
 int cmd_info(Args& a) {
   if (a.help()) {
     std::printf(
-        "usage: mancala-tb info DIR [--classes]\n\n"
+        "usage: mancala-tb info DIR [--classes] [--stats]\n\n"
         "What tables DIR holds: per variant the classes, seeds in play, positions and bytes.\n"
-        "  --classes  one line per class file\n");
+        "  --classes  one line per class file\n"
+        "  --stats    what the values look like per seed count: positions, the share won,\n"
+        "             drawn and lost by the side to move, the largest margin (or the\n"
+        "             longest win/loss in plies); reads every value\n");
     return 0;
   }
   const bool per_class = a.flag("classes");
+  const bool stats = a.flag("stats");
   const auto w = a.rest();
   if (w.size() != 1) throw UsageError("info needs DIR (see --help)");
   const auto tb = open_or_throw(w[0]);
@@ -292,6 +297,37 @@ int cmd_info(Args& a) {
       if (per_class)
         std::printf("  class %-24s %14llu positions %10llu bytes\n", to_string(k, (*v)->pits()).c_str(),
                     static_cast<unsigned long long>((*t)->header().positions), static_cast<unsigned long long>(b));
+    }
+    if (stats) {
+      struct Row {
+        std::uint64_t n = 0, won = 0, drawn = 0, lost = 0;
+        int extreme = 0;
+      };
+      std::map<int, Row> rows;
+      for (const auto& k : keys) {
+        auto t = tb->table(**v, k);
+        if (!t) continue;
+        auto bytes = (*t)->read_all();
+        if (!bytes) throw std::runtime_error(bytes.error().message);
+        Row& r = rows[k.seeds];
+        const std::uint32_t w = (*t)->header().value_width;
+        for (std::size_t i = 0; i + w <= bytes->size(); i += w) {
+          const Value x = w == 1 ? static_cast<Value>(static_cast<std::int8_t>((*bytes)[i]))
+                                 : static_cast<Value>(static_cast<std::uint16_t>((*bytes)[i] | ((*bytes)[i + 1] << 8)));
+          ++r.n;
+          (x > 0 ? r.won : x < 0 ? r.lost : r.drawn) += 1;
+          const int mag = (*v)->kind() == GameKind::Score ? std::abs(x) : plies_of(x);
+          r.extreme = std::max(r.extreme, mag);
+        }
+      }
+      std::printf("%s\n  seeds %14s %8s %8s %8s  %s\n", name.c_str(), "positions", "won", "drawn", "lost",
+                  (*v)->kind() == GameKind::Score ? "largest margin" : "longest (plies)");
+      for (const auto& [seeds, r] : rows) {
+        const double n = r.n ? static_cast<double>(r.n) : 1.0;
+        std::printf("  %5d %14llu %7.2f%% %7.2f%% %7.2f%%  %d\n", seeds, static_cast<unsigned long long>(r.n),
+                    100.0 * static_cast<double>(r.won) / n, 100.0 * static_cast<double>(r.drawn) / n,
+                    100.0 * static_cast<double>(r.lost) / n, r.extreme);
+      }
     }
     std::printf("%s: %zu classes, seeds %d..%d, %llu positions, %s (%.3f bytes/position)%s\n", name.c_str(), keys.size(),
                 hi < 0 ? 0 : lo, hi < 0 ? 0 : hi, static_cast<unsigned long long>(positions),

@@ -42,7 +42,7 @@
 namespace mancala {
 
 constexpr char kMagic[8] = {'M', 'A', 'N', 'C', 'A', 'L', 'T', 'B'};
-constexpr std::uint32_t kFormatVersion = 1;
+constexpr std::uint32_t kFormatVersion = 2;  // 2: reachable-set position lists
 constexpr std::uint32_t kIndexVersion = 1;
 constexpr std::uint32_t kDefaultBlockPositions = 1u << 16;
 
