@@ -20,6 +20,7 @@
 
 #include "mancala/cluster.h"
 #include "mancala/rules.h"
+#include "mancala/solver_support.h"
 
 namespace mancala::cluster::detail {
 
@@ -51,49 +52,12 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 double since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
 
-constexpr Value kNone = INT16_MIN;  // "no exit"
+constexpr Value kNone = mancala::detail::kNoExit;
 constexpr Index kNoCheck = ~Index{0};  // Notice::child when the parent list is exact
 
-// in_class_parents answers a bool (older rules API: true = superset) or
-// Variant::Parents {None = 0, Superset = 1, Exact = 2}; these read either.
-template <class T>
-constexpr bool has_parents(T answer) {
-  if constexpr (std::is_same_v<T, bool>) return answer;
-  else return static_cast<int>(answer) != 0;
-}
-template <class T>
-constexpr bool exact_parents(T answer) {
-  if constexpr (std::is_same_v<T, bool>) return false;
-  else return static_cast<int>(answer) == 2;
-}
-
-template <class T>
-T load(const T& x) { return std::atomic_ref<const T>(x).load(std::memory_order_relaxed); }
-template <class T>
-void store(T& x, T v) { std::atomic_ref<T>(x).store(v, std::memory_order_relaxed); }
-
-// A memo of the last lower classes looked up (exits go to few classes).
-class ExitCache {
- public:
-  explicit ExitCache(const SolvedClasses& s) : solved_(s) {}
-  const ClassValues* find(const ClassKey& k) {
-    for (auto& e : slots_)
-      if (e.values && e.key == k) return e.values;
-    const ClassValues* v = solved_.find(k);
-    slots_[next_] = {k, v};
-    next_ = (next_ + 1) % slots_.size();
-    return v;
-  }
-
- private:
-  struct Slot {
-    ClassKey key;
-    const ClassValues* values = nullptr;
-  };
-  const SolvedClasses& solved_;
-  std::array<Slot, 8> slots_{};
-  std::size_t next_ = 0;
-};
+using mancala::detail::ExitCache;
+using mancala::detail::load;
+using mancala::detail::store;
 
 // Collectives with the watchdog hook and the time spent waiting.
 class Wire {
@@ -503,7 +467,7 @@ class DistLevel : DistBase<Rules> {
   void propagate(std::uint32_t u, Context& ctx, std::vector<std::vector<Notice>>& out) {
     const Index ci = begin_ + u;
     const Position c = index_.unrank(ci);
-    const bool exact = exact_parents(rules_.Rules::in_class_parents(c, ctx.parents));
+    const bool exact = rules_.Rules::in_class_parents(c, ctx.parents) == Variant::Parents::Exact;
     const Value x = this->neg(val_[u]);
     ctx.ranks.clear();
     for (const Position& q : ctx.parents) {
@@ -570,7 +534,7 @@ std::expected<std::vector<std::uint8_t>, std::string> solve_class_distributed(co
                                    " has 2^32 positions or more; run on more ranks");
       }
       std::vector<Position> probe;
-      const bool unmoves = has_parents(rules.R::in_class_parents(rules.R::start(1), probe));
+      const bool unmoves = rules.R::in_class_parents(rules.R::start(1), probe) != Variant::Parents::None;
       if (v.kind() == GameKind::Score) {
         if (unmoves) return DistLevel<R, std::int8_t>(comm, rules, key, solved, opt, stats).run();
         return DistSweep<R, std::int8_t>(comm, rules, key, solved, opt, stats).run();

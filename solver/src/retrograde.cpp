@@ -11,40 +11,16 @@
 #include <mutex>
 
 #include "mancala/rules.h"
+#include "mancala/solver_support.h"
 
 namespace mancala {
 
 namespace {
 
-// A per-thread memo of the last solved classes looked up (exits go to few classes).
-class ExitCache {
- public:
-  explicit ExitCache(const SolvedClasses& s) : solved_(s) {}
-  const ClassValues* find(const ClassKey& k) {
-    for (auto& e : slots_)
-      if (e.values && e.key == k) return e.values;
-    const ClassValues* v = solved_.find(k);
-    slots_[next_] = {k, v};
-    next_ = (next_ + 1) % slots_.size();
-    return v;
-  }
-
- private:
-  struct Slot {
-    ClassKey key;
-    const ClassValues* values = nullptr;
-  };
-  const SolvedClasses& solved_;
-  std::array<Slot, 8> slots_{};
-  std::size_t next_ = 0;
-};
-
-template <class T>
-T load(const T& x) { return std::atomic_ref<const T>(x).load(std::memory_order_relaxed); }
-template <class T>
-void store(T& x, T v) { std::atomic_ref<T>(x).store(v, std::memory_order_relaxed); }
-
-constexpr Value kNone = INT16_MIN;  // "no exit"
+using detail::ExitCache;
+using detail::load;
+using detail::store;
+constexpr Value kNone = detail::kNoExit;
 
 // What both methods share: the class, its exits, the thread-local scratch.
 template <class Rules>
