@@ -3,7 +3,10 @@
 // implementation of tests/reference/naive_enkeshui.h on random positions.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
 #include <random>
+#include <stdexcept>
 #include <set>
 #include <string>
 #include <vector>
@@ -265,6 +268,35 @@ TEST(Enkeshui, DistinctChoicesWithTheSameResultAreOneMove) {
   EXPECT_GT(privileged, 0);
 }
 
+// Moves from different start pits are different moves, even with the same outcome:
+// pit 4 sows its seed into pit 5 and relays its 15 seeds; pit 5 sows its 14 seeds; both
+// end with the same board and gains.
+TEST(Enkeshui, SameOutcomeFromTwoStartPitsIsTwoMoves) {
+  const auto got = turns("enkeshui:8 1,2,2,0,1,14,2,3/0,1,1,3,0N,0,0,1 S");
+  const std::string after = "-> enkeshui:8 2,3,3,1,1,0,3,4/1,2,2,4,0N,1,1,2 N    gains: mover 0, opponent 1";
+  EXPECT_EQ(got.size(), 7u);
+  int same = 0;
+  for (const auto& line : got) same += line.find(after) != std::string::npos;
+  EXPECT_EQ(same, 2);
+  EXPECT_NE(std::find(got.begin(), got.end(), "  move 4              " + after), got.end());
+  EXPECT_NE(std::find(got.begin(), got.end(), "  move 5              " + after), got.end());
+}
+
+// Reached 2 plies from the enkeshui:8 start: pit 4 has more distinct outcomes than the
+// documented limit. children() reports it (std::length_error) instead of a truncated list.
+TEST(Enkeshui, TooManyOutcomesIsAnError) {
+  const ParsedPosition pp = parse("enkeshui:8 1,1,5,0,1,6,6,6/0,1,1,5,5,5,0,5 S");
+  std::vector<Child> kids;
+  try {
+    pp.variant->children(pp.position, kids);
+    ADD_FAILURE() << "no std::length_error";
+  } catch (const std::length_error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than " + std::to_string(Enkeshui::kMaxTurnsPerPit) + " distinct outcomes"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(Enkeshui, NoLegalMoveEndsTheGame) {
   const ParsedPosition pp = parse("enkeshui:8 0,0S,0,0,0N,0,0,0/3,0,0,2,0,0,0S,1 S");
   std::vector<Child> kids;
@@ -308,8 +340,8 @@ TEST(Enkeshui, ImpossiblePositions) {
 // ---- Golden perft numbers --------------------------------------------------------------
 
 // From the start positions, checked against the naive implementation below. (From
-// enkeshui:8 at depth 3 a privileged turn has more than 2^19 distinct results; see
-// docs/rules-enkeshui-imbelece.md.)
+// enkeshui:8 at depth 3 a privileged turn has more distinct outcomes than
+// Enkeshui::kMaxTurnsPerPit: see TooManyOutcomesIsAnError and docs/rules-enkeshui-imbelece.md.)
 TEST(Enkeshui, PerftGolden) {
   auto count = [](const std::string& spec, int depth) {
     auto v = *make_variant(spec);
@@ -337,12 +369,41 @@ naive::EnkBoard to_naive(const Position& p, int n) {
   return b;
 }
 
-// The engine's turns as naive results: the board after the turn with South as mover.
-std::set<naive::EnkResult> engine_results(const Variant& v, const Position& p) {
+// The engine's turns as naive results per start pit: the board after the turn with South
+// as mover. Fails if a start pit lists one outcome twice (distinct choice sequences with
+// the same result are one move); different start pits may share an outcome.
+std::map<int, std::set<naive::EnkResult>> engine_results(const Variant& v, const Position& p) {
   std::vector<Child> kids;
   v.children(p, kids);
-  std::set<naive::EnkResult> out;
-  for (const Child& c : kids) out.insert({to_naive(v.rotate(c.next), v.pits()), c.gain_mover, c.gain_opponent});
+  std::map<int, std::set<naive::EnkResult>> out;
+  for (const Child& c : kids) {
+    const bool fresh = out[c.move.pit()].insert({to_naive(v.rotate(c.next), v.pits()), c.gain_mover, c.gain_opponent}).second;
+    EXPECT_TRUE(fresh) << "two moves of pit " << c.move.pit() << " with the same result, e.g. " << v.move_name(c.move);
+  }
+  return out;
+}
+
+// A naive board turned round: pit i goes to (i + K) mod 2K, bulls change owner.
+naive::EnkBoard turned(const naive::EnkBoard& b) {
+  const std::size_t n = b.seeds.size(), k = n / 2;
+  naive::EnkBoard r = b;
+  for (std::size_t i = 0; i < n; ++i) {
+    r.seeds[(i + k) % n] = b.seeds[i];
+    r.owner[(i + k) % n] = b.owner[i] == 'S' ? 'N' : b.owner[i] == 'N' ? 'S' : '.';
+  }
+  return r;
+}
+
+std::map<int, std::set<naive::EnkResult>> naive_results(const naive::NaiveEnkeshui& nv, const naive::EnkBoard& b, char mover) {
+  std::map<int, std::set<naive::EnkResult>> out;
+  const int k = nv.k;
+  for (int pit = 0; pit < nv.n; ++pit) {
+    if (!nv.mine(mover, pit) || b.owner[static_cast<std::size_t>(pit)] != '.' || b.seeds[static_cast<std::size_t>(pit)] == 0) continue;
+    // North's results are turned round, so that they read as South's.
+    auto& mine = out[mover == 'S' ? pit : pit - k];
+    for (const naive::EnkResult& r : nv.turns_from(b, mover, pit))
+      mine.insert({mover == 'S' ? r.after : turned(r.after), r.gain_mover, r.gain_opponent});
+  }
   return out;
 }
 
@@ -387,29 +448,37 @@ TEST(EnkeshuiNaive, PerftAgrees) {
   }
 }
 
+// Random positions stay far below Enkeshui::kMaxTurnsPerPit (at most 16 seeds plus one
+// pile of K..K+3 seeds): the largest start pit is reported as `largest` and checked, so
+// a change of the generator that came near the limit would show.
 TEST(EnkeshuiNaive, RandomPositionsAgree) {
   std::mt19937 rng(20240605);
   int compared = 0, with_choices = 0, with_bulls = 0;
+  std::size_t largest = 0;
   for (const char* spec : {"enkeshui:8", "enkeshui:10", "enkeshui:12"}) {
     auto v = *make_variant(spec);
     const int n = v->pits();
     const naive::NaiveEnkeshui nv(n / 2);
     for (int t = 0; t < 1500; ++t) {
       const Position p = random_position(rng, n, t % 3 == 0 ? 16 : 10, t % 2 ? 0.15 : 0.0);
-      const auto mine = engine_results(*v, p);
-      const auto theirs = nv.turns(to_naive(p, n), 'S');
-      ASSERT_EQ(mine, theirs) << format_position(*v, p, Side::South);
+      const std::string text = format_position(*v, p, Side::South);
+      std::map<int, std::set<naive::EnkResult>> mine;
+      ASSERT_NO_THROW(mine = engine_results(*v, p)) << text;
+      const auto theirs = naive_results(nv, to_naive(p, n), 'S');
+      ASSERT_EQ(mine, theirs) << text;
       // The same position with North to move, played by the naive code as North.
-      const auto north = nv.turns(to_naive(v->rotate(p), n), 'N');
-      ASSERT_EQ(north.size(), theirs.size()) << format_position(*v, p, Side::South);
+      const auto north = naive_results(nv, to_naive(v->rotate(p), n), 'N');
+      ASSERT_EQ(north, theirs) << text;
       ++compared;
       with_bulls += p.has_marks(n);
       std::vector<Child> kids;
       v->children(p, kids);
       for (const Child& c : kids) with_choices += c.move.choices() > 0;
+      for (const auto& [pit, results] : mine) largest = std::max(largest, results.size());
     }
   }
   EXPECT_GT(with_choices, 20);
   EXPECT_GT(with_bulls, 1000);
   EXPECT_EQ(compared, 4500);
+  EXPECT_LT(largest, Enkeshui::kMaxTurnsPerPit / 16);
 }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <deque>
 #include <stdexcept>
-#include <unordered_map>
+#include <string>
 #include <unordered_set>
 
 #include "mancala/rules/sowing.h"
@@ -131,14 +131,36 @@ struct LapKey {
   std::int8_t gain_mover;
   friend bool operator==(const LapKey&, const LapKey&) = default;
 };
+std::uint64_t hash_board(const std::array<Seeds, kMaxPits>& pits, const std::array<Mark, kMaxPits>& marks, std::uint64_t h) {
+  h ^= 1469598103934665603ull;
+  for (std::size_t i = 0; i < kMaxPits; ++i)
+    h = (h ^ (static_cast<std::uint64_t>(pits[i]) | static_cast<std::uint64_t>(marks[i]) << 8)) * 1099511628211ull;
+  return h ^ (h >> 29);
+}
 struct LapKeyHash {
   std::size_t operator()(const LapKey& k) const noexcept {
-    std::uint64_t h = 1469598103934665603ull ^ static_cast<std::uint64_t>(k.pit * 64 + k.gain_mover);
-    for (std::size_t i = 0; i < kMaxPits; ++i)
-      h = (h ^ (static_cast<std::uint64_t>(k.pits[i]) | static_cast<std::uint64_t>(k.marks[i]) << 8)) * 1099511628211ull;
-    return static_cast<std::size_t>(h ^ (h >> 29));
+    return static_cast<std::size_t>(hash_board(k.pits, k.marks, static_cast<std::uint64_t>(k.pit * 64 + k.gain_mover)));
   }
 };
+
+// The outcome of a turn, which is what makes two choice sequences one move: the
+// position after it (as children() returns it) and both gains. Nothing else (no label,
+// no choice count, no hash) takes part in the comparison.
+struct Outcome {
+  std::array<Seeds, kMaxPits> pits;
+  std::array<Mark, kMaxPits> marks;
+  std::int16_t gain_mover;
+  std::int16_t gain_opponent;
+  friend bool operator==(const Outcome&, const Outcome&) = default;
+};
+struct OutcomeHash {
+  std::size_t operator()(const Outcome& o) const noexcept {
+    return static_cast<std::size_t>(
+        hash_board(o.pits, o.marks, static_cast<std::uint64_t>(o.gain_mover) * 64 + static_cast<std::uint64_t>(o.gain_opponent)));
+  }
+};
+
+static_assert(Enkeshui::kMaxTurnsPerPit <= (std::size_t{1} << 19), "long#n ordinals fill bits 13..31 of a Move");
 
 }  // namespace
 
@@ -155,6 +177,12 @@ struct LapKeyHash {
 // either endless or reaches only ends found from the earlier visit. The first path to
 // reach an end (position, gains) in that order is the shortest choice sequence that
 // gives it, and the lexicographically first (ccw < cw) among the shortest: its label.
+// Every later path to the same outcome is dropped, so a start pit never yields two
+// children with the same (next, gain_mover, gain_opponent).
+//
+// Limits (exact or an error, never a truncated list): more than kMaxTurnsPerPit distinct
+// outcomes, or more than kMaxLapStates lap-start states, from one start pit throws
+// std::length_error.
 void Enkeshui::turns_from(const Position& p, int pit, std::vector<Child>& out) const {
   Lap lap;
   lap.board = p;
@@ -177,30 +205,28 @@ void Enkeshui::turns_from(const Position& p, int pit, std::vector<Child>& out) c
     }
   }
 
-  // The ends found so far, by (position, gains), and the lap-start states seen.
-  std::unordered_map<std::uint64_t, std::vector<std::size_t>> ends;
-  const std::size_t pit_begin = out.size();
+  auto too_many = [&](const char* what, std::size_t limit) {
+    return std::length_error("enkeshui: the turns from pit " + std::to_string(pit) + " have more than " +
+                             std::to_string(limit) + " " + what +
+                             " (direction privilege; see docs/rules-enkeshui-imbelece.md)");
+  };
+  // The outcomes found so far from this pit, and the lap-start states seen.
+  std::unordered_set<Outcome, OutcomeHash> ends;
   std::uint32_t long_moves = 0;
   auto record = [&](const Lap& end) {
     Child c = child_of(end);
-    LapKey k{c.next.pits, c.next.marks, 0, static_cast<std::int8_t>(c.gain_mover)};
-    auto& same_hash = ends[LapKeyHash()(k) ^ static_cast<std::uint64_t>(c.gain_opponent)];
-    for (std::size_t i : same_hash) {
-      const Child& o = out[pit_begin + i];
-      if (o.gain_mover == c.gain_mover && o.gain_opponent == c.gain_opponent && o.next == c.next) return;
-    }
-    if (end.choices > Move::kMaxChoices) {
-      if (long_moves >= (1u << 19)) throw std::length_error("enkeshui: more than 2^19 moves with over 19 direction choices");
-      c.move = long_move(pit, long_moves++);
-    }
-    same_hash.push_back(out.size() - pit_begin);
+    if (!ends.insert(Outcome{c.next.pits, c.next.marks, c.gain_mover, c.gain_opponent}).second) return;  // same move
+    if (ends.size() > kMaxTurnsPerPit) throw too_many("distinct outcomes", kMaxTurnsPerPit);
+    if (end.choices > Move::kMaxChoices) c.move = long_move(pit, long_moves++);
     out.push_back(c);
   };
   std::unordered_set<LapKey, LapKeyHash> seen;
   std::deque<Lap> queue;
   auto visit = [&](const Lap& l) {
     LapKey key{l.board.pits, l.board.marks, static_cast<std::int8_t>(l.pit), static_cast<std::int8_t>(l.gain_mover)};
-    if (seen.insert(key).second) queue.push_back(l);
+    if (!seen.insert(key).second) return;
+    if (seen.size() > kMaxLapStates) throw too_many("lap states", kMaxLapStates);
+    queue.push_back(l);
   };
   visit(lap);
   while (!queue.empty()) {

@@ -8,14 +8,23 @@
 //
 // Direction privilege: once a lap of the turn has dropped a seed into every pit of the
 // opponent's row, each later lap is sown clockwise or counterclockwise at the mover's
-// choice. A move is the start pit plus those choices ("2:cw,ccw"). The turns of a start
-// pit are found by a depth-first search over the choices, counterclockwise first; a
-// choice path whose lap-start state (board, lap pit, privilege, first-lap flag) repeats
-// is endless there and is cut. Choice paths that end in the same (position, gains) are
-// one move: the first in that search order (lexicographic, ccw < cw) is kept.
+// choice. A move is the start pit plus those choices ("2:cw,ccw"). From the first
+// privileged lap on, the turns of a start pit are found by a breadth-first search over
+// the lap-start states (board, lap pit, mover's gain), counterclockwise first, each state
+// visited once; a choice sequence that revisits a state is endless there or leads only
+// to outcomes found already. Choice sequences that end in the same outcome (position
+// after the turn, gain_mover, gain_opponent) are one move: children() lists each outcome
+// of a start pit once, labelled by its shortest choice sequence (the first in shortlex
+// order, ccw < cw). Different start pits are different moves even with the same outcome.
+//
+// Hard limit: the privilege can give a start pit an astronomical number of distinct
+// outcomes (docs/rules-enkeshui-imbelece.md). children() is exact, or it throws
+// std::length_error when one start pit has more than kMaxTurnsPerPit distinct outcomes
+// or the search needs more than kMaxLapStates lap-start states for it.
 #pragma once
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -46,6 +55,10 @@ class Enkeshui final : public Variant {
   static constexpr Move long_move(int pit, std::uint32_t n) {
     return Move::from_bits(static_cast<std::uint32_t>(pit) | (static_cast<std::uint32_t>(kLongChoices) << 8) | (n << 13));
   }
+
+  // The hard limits of children() per start pit (see the top of this file).
+  static constexpr std::size_t kMaxTurnsPerPit = std::size_t{1} << 16;
+  static constexpr std::size_t kMaxLapStates = std::size_t{1} << 20;
 
   int row() const { return k_; }
   bool layout_b() const { return layout_b_; }
