@@ -269,7 +269,9 @@ class LevelSolver : SolverBase<Rules> {
         this->changed_.store(false);
         this->parallel(words, 64, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
           for (Index w = r.begin(); w < r.end(); ++w) {
-            std::uint64_t bits = std::atomic_ref<std::uint64_t>(frontier_[static_cast<std::size_t>(w)]).exchange(0, std::memory_order_relaxed);
+            auto& word = frontier_[static_cast<std::size_t>(w)];
+            if (load(word) == 0) continue;  // most words are empty: no atomic write for them
+            std::uint64_t bits = std::atomic_ref<std::uint64_t>(word).exchange(0, std::memory_order_relaxed);
             while (bits) {
               const Index i = w * 64 + static_cast<Index>(std::countr_zero(bits));
               bits &= bits - 1;
