@@ -407,7 +407,10 @@ std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Varia
   return with_rules(v, [&](const auto& rules) -> std::expected<std::shared_ptr<ClassValues>, std::string> {
     using R = std::decay_t<decltype(rules)>;
     std::vector<Position> probe;
-    const bool unmoves = rules.R::in_class_parents(rules.R::start(1), probe) != Variant::Parents::None;
+    const bool has_unmoves = rules.R::in_class_parents(rules.R::start(1), probe) != Variant::Parents::None;
+    if (options.method == SolveOptions::Method::Levels && !has_unmoves)
+      return std::unexpected(v.name() + " has no un-moves: the level method cannot solve it (use sweeps)");
+    const bool unmoves = has_unmoves && options.method != SolveOptions::Method::Sweeps;
     if (v.kind() == GameKind::Score) {
       if (unmoves) return LevelSolver<R, std::int8_t>(rules, index, solved, options).run(stats);
       return SweepSolver<R, std::int8_t>(rules, index, solved, options).run(stats);

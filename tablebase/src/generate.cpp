@@ -81,6 +81,7 @@ std::expected<GenerateReport, std::string> generate_classes(
     emit(event(GenerateEvent::Started));
     SolveOptions so;
     so.threads = opt.threads;
+    so.method = opt.method;
     so.cancel = opt.cancel;
     if (opt.on_event)
       so.progress = [&](const SolveProgress& p) {

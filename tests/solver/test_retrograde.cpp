@@ -94,3 +94,29 @@ TEST(Retrograde, ChunksCoverTheRange) {
       EXPECT_EQ(at, n);
     }
 }
+
+// The two in-class methods (levels over un-moves, bound sweeps) give the same values.
+TEST(Retrograde, LevelsAndSweepsAgree) {
+  for (const std::string spec : {"oware", "kalah:5:standard"}) {
+    const VariantPtr v = variant(spec);
+    SolvedClasses a, b;
+    SolveOptions levels, sweeps;
+    levels.method = SolveOptions::Method::Levels;
+    sweeps.method = SolveOptions::Method::Sweeps;
+    for (const ClassKey& k : v->solving_order(9)) {
+      auto x = solve_class(*v, k, a, levels);
+      auto y = solve_class(*v, k, b, sweeps);
+      ASSERT_TRUE(x && y);
+      EXPECT_EQ((*x)->bytes(), (*y)->bytes()) << spec << " class " << k.seeds;
+      a.add(*x);
+      b.add(*y);
+    }
+  }
+  auto r = solve_class(*variant("djenon-aboure"), ClassKey{0, 3}, SolvedClasses{}, [] {
+    SolveOptions o;
+    o.method = SolveOptions::Method::Levels;
+    return o;
+  }());
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().find("no un-moves"), std::string::npos);
+}

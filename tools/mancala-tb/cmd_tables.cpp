@@ -68,7 +68,9 @@ int cmd_generate(Args& a) {
         "  --out DIR      table folder (created if missing)\n"
         "  --threads T    worker threads (default: all cores)\n"
         "  --level L      zstd level of the files, 1..19 (default 9)\n"
-        "  --verbose      one line per class on stdout (seeds, positions, sweeps, time, bytes)\n\n"
+        "  --verbose      one line per class on stdout (seeds, positions, rounds, time, bytes)\n"
+        "  --method M     auto (default), sweeps or levels: the in-class algorithm; levels\n"
+        "                 needs un-moves (Oware, Kalah); both give identical tables\n\n"
         "Resumable: a class whose file is complete and checks out is loaded, not solved\n"
         "again; files are written atomically, so an interrupted run (Ctrl-C, kill -9)\n"
         "restarts with the class it was solving. Progress is drawn on a terminal only.\n\n"
@@ -80,6 +82,7 @@ int cmd_generate(Args& a) {
   const int threads = a.int_option("threads", 0, 0, 1024);
   const int level = a.int_option("level", 9, 1, 19);
   const bool verbose = a.flag("verbose");
+  const auto method = a.option("method");
   const auto from = a.option("from");
   const int max_millions = a.int_option("max-positions", 200, 1, 100000);
   const auto w = a.rest();
@@ -97,6 +100,11 @@ int cmd_generate(Args& a) {
   opt.out = *out;
   opt.threads = threads;
   opt.zstd_level = level;
+  if (method) {
+    if (*method == "sweeps") opt.method = SolveOptions::Method::Sweeps;
+    else if (*method == "levels") opt.method = SolveOptions::Method::Levels;
+    else if (*method != "auto") throw UsageError("--method must be auto, sweeps or levels, got '" + *method + "'");
+  }
   opt.max_positions = static_cast<std::uint64_t>(max_millions) * 1'000'000;
   opt.cancel = &g_cancel;
   std::signal(SIGINT, on_signal);

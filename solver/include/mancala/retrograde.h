@@ -52,6 +52,10 @@ struct SolveProgress {
 };
 
 struct SolveOptions {
+  // Levels needs un-moves (Variant::in_class_parents); Auto picks Levels when the
+  // variant has them and Sweeps otherwise. Both give identical values.
+  enum class Method : std::uint8_t { Auto, Sweeps, Levels };
+  Method method = Method::Auto;
   int threads = 0;  // 0 = all cores
   std::function<void(const SolveProgress&)> progress;  // called from worker threads, serialised
   const std::atomic<bool>* cancel = nullptr;

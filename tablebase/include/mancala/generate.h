@@ -35,6 +35,7 @@ struct GenerateOptions {
   int max_seeds = 0;
   std::filesystem::path out;
   int threads = 0;
+  SolveOptions::Method method = SolveOptions::Method::Auto;
   int zstd_level = 9;
   std::uint64_t max_positions = 200'000'000;  // cap of a reachable-set enumeration
   std::function<void(const GenerateEvent&)> on_event;  // the core never prints
