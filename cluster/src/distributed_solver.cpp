@@ -314,12 +314,9 @@ class DistSweep : DistBase<Rules> {
           base = std::max(base, this->exit_value(c, ctx));
         }
       }
-      new_lo = best_lo == kNone ? base : std::max(base, best_lo);
-      new_hi = best_lo == kNone ? base : std::max(base, best_hi);
-    }
-    if (!first) {
-      new_lo = std::max(new_lo, l);
-      new_hi = std::min(new_hi, h);
+      const mancala::detail::Bounds b = mancala::detail::next_bounds(base, best_lo, best_hi, first, l, h);
+      new_lo = b.lo;
+      new_hi = b.hi;
     }
     if (new_lo != new_hi) ++ctx.open;
     if (new_lo == l && new_hi == h) return;

@@ -186,12 +186,9 @@ class SweepSolver : SolverBase<Rules> {
           base = std::max(base, x);
         }
       }
-      new_lo = best_lo == kNone ? base : std::max(base, best_lo);
-      new_hi = best_lo == kNone ? base : std::max(base, best_hi);
-    }
-    if (!first) {
-      new_lo = std::max(new_lo, l);
-      new_hi = std::min(new_hi, h);
+      const detail::Bounds b = detail::next_bounds(base, best_lo, best_hi, first, l, h);
+      new_lo = b.lo;
+      new_hi = b.hi;
     }
     if (new_lo != new_hi) ++ctx.open;
     if (new_lo == l && new_hi == h) return;

@@ -3,6 +3,7 @@
 // classes that exits go to.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstddef>
@@ -19,6 +20,22 @@ template <class T>
 void store(T& x, T v) { std::atomic_ref<T>(x).store(v, std::memory_order_relaxed); }
 
 constexpr Value kNoExit = INT16_MIN;  // "no move leaves the class"
+
+// One step of the sweep method (retrograde.h) for one position: `base` is its best
+// exit in the first sweep and its old lower bound after; best_lo / best_hi are the best
+// in-class contributions (kNoExit when it has no move inside the class); l, h its old
+// bounds, which never loosen.
+struct Bounds {
+  Value lo, hi;
+};
+inline Bounds next_bounds(Value base, Value best_lo, Value best_hi, bool first, Value l, Value h) {
+  Bounds b{best_lo == kNoExit ? base : std::max(base, best_lo), best_lo == kNoExit ? base : std::max(base, best_hi)};
+  if (!first) {
+    b.lo = std::max(b.lo, l);
+    b.hi = std::min(b.hi, h);
+  }
+  return b;
+}
 
 // A per-thread memo of the last solved classes looked up (exits go to few classes).
 class ExitCache {
