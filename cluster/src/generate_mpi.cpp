@@ -31,6 +31,20 @@ void broadcast_bytes(const mpi::communicator& comm, std::vector<std::uint8_t>& b
   }
 }
 
+// Fills a manifest entry from a class's file and values (rank 0).
+std::expected<void, std::string> describe(ManifestClass& entry, const fs::path& file, const ClassValues& cls,
+                                          const char* source) {
+  std::error_code ec;
+  entry.positions = cls.size();
+  entry.file_bytes = fs::file_size(file, ec);
+  auto fc = file_crc32(file);
+  if (!fc) return std::unexpected(fc.error());
+  entry.file_crc32 = *fc;
+  entry.values_crc32 = crc32(cls.bytes().data(), cls.bytes().size());
+  entry.source = source;
+  return {};
+}
+
 std::string seconds_text(double s) {
   char b[32];
   std::snprintf(b, sizeof b, "%.3f s", s);
@@ -124,14 +138,7 @@ std::expected<ClusterReport, std::string> generate_distributed(const mpi::commun
       ++rep.classes_loaded;
       rep.positions += cls->size();
       if (root) {
-        std::error_code ec;
-        entry.positions = cls->size();
-        entry.file_bytes = fs::file_size(file, ec);
-        auto fc = file_crc32(file);
-        if (!fc) return std::unexpected(fc.error());
-        entry.file_crc32 = *fc;
-        entry.values_crc32 = crc32(cls->bytes().data(), cls->bytes().size());
-        entry.source = "loaded";
+        if (auto d = describe(entry, file, *cls, "loaded"); !d) return std::unexpected(d.error());
         manifest.done.push_back(entry);
         if (auto w = write_manifest(manifest_file, manifest); !w) return std::unexpected(w.error());
         line(tag + ": loaded, " + std::to_string(cls->size()) + " positions");
@@ -153,14 +160,7 @@ std::expected<ClusterReport, std::string> generate_distributed(const mpi::commun
       const auto tw = clock_type::now();
       if (auto w = write_table(file, v, key, cls->bytes(), cls->width(), opt.zstd_level); !w)
         return std::unexpected(w.error().message);
-      std::error_code ec;
-      entry.positions = cls->size();
-      entry.file_bytes = fs::file_size(file, ec);
-      auto fc = file_crc32(file);
-      if (!fc) return std::unexpected(fc.error());
-      entry.file_crc32 = *fc;
-      entry.values_crc32 = crc32(cls->bytes().data(), cls->bytes().size());
-      entry.source = "solved";
+      if (auto d = describe(entry, file, *cls, "solved"); !d) return std::unexpected(d.error());
       const auto width = static_cast<std::uint64_t>(cls->width());
       for (int r = 0; r < K; ++r) {
         const auto [b, e] = chunk(cls->size(), static_cast<std::uint64_t>(K), static_cast<std::uint64_t>(r));
