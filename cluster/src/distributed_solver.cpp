@@ -252,12 +252,8 @@ class DistSweep : DistBase<Rules> {
       this->parallel(
           local_, 4096,
           [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-            // Sequential positions by next() (cheaper than unrank for each).
-            Position p = index_.unrank(begin_ + r.begin());
-            for (Index u = r.begin(); u < r.end(); ++u) {
-              if (u > r.begin()) index_.next(p);
-              evaluate(u, p, round == 0, ctx);
-            }
+            index_.for_each(begin_ + r.begin(), begin_ + r.end(),
+                            [&](Index g, const Position& p) { evaluate(g - begin_, p, round == 0, ctx); });
           },
           [&](Context& ctx) {
             changed |= ctx.changed;
@@ -356,11 +352,9 @@ class DistLevel : DistBase<Rules> {
     this->parallel(
         local_, 4096,
         [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-          Position p = index_.unrank(begin_ + r.begin());
-          for (Index u = r.begin(); u < r.end(); ++u) {
-            if (u > r.begin()) index_.next(p);
-            init(static_cast<std::size_t>(u), p, ctx);
-          }
+          index_.for_each(begin_ + r.begin(), begin_ + r.end(), [&](Index g, const Position& p) {
+            init(static_cast<std::size_t>(g - begin_), p, ctx);
+          });
         },
         [](Context&) {});
     for (std::size_t u = 0; u < L; ++u) {

@@ -142,11 +142,7 @@ class SweepSolver : SolverBase<Rules> {
       this->open_.store(0);
       this->done_.store(0);
       this->parallel(n, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-        Position p = index_.unrank(r.begin());
-        for (Index i = r.begin(); i < r.end(); ++i) {
-          if (i > r.begin()) index_.next(p);
-          evaluate(i, p, round == 0, ctx);
-        }
+        index_.for_each(r.begin(), r.end(), [&](Index i, const Position& p) { evaluate(i, p, round == 0, ctx); });
         this->report(r.size(), round, undecided);
       });
       if (this->stopped()) return this->check_stop();
@@ -223,11 +219,7 @@ class LevelSolver : SolverBase<Rules> {
     level_seen_.assign(static_cast<std::size_t>(bound_) + 2, 0);
     // Pass 0: exits, counters, positions decided by their exits alone.
     this->parallel(n, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-      Position p = index_.unrank(r.begin());
-      for (Index i = r.begin(); i < r.end(); ++i) {
-        if (i > r.begin()) index_.next(p);
-        init(i, p, ctx);
-      }
+      index_.for_each(r.begin(), r.end(), [&](Index i, const Position& p) { init(i, p, ctx); });
       this->report(r.size(), 0, n);
     });
     if (this->stopped()) return this->check_stop();

@@ -136,6 +136,17 @@ class ClassIndex {
       if (allowed(p)) return;
     }
   }
+  // Calls f(r, position of rank r) for r in [begin, end), stepping with next()
+  // (cheaper than an unrank per position).
+  template <class F>
+  void for_each(Index begin, Index end, F&& f) const {
+    if (begin >= end) return;
+    Position p = unrank(begin);
+    for (Index r = begin; r < end; ++r) {
+      if (r > begin) next(p);
+      f(r, p);
+    }
+  }
   Position unrank(Index r) const { return full_unrank(subset_ ? (*subset_)[static_cast<std::size_t>(r)] : r); }
   Position full_unrank(Index r) const {
     const int o = r >= per_ ? 1 : 0;
