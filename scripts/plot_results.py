@@ -36,7 +36,9 @@ def start_positions():
     path = os.path.join(RESULTS, "start_positions.csv")
     if not os.path.exists(path):
         return
-    rows = [r for r in csv.DictReader(open(path)) if r["status"] == "solved"]
+    # Margins only (win/loss games record "win in N" and are left out of these plots).
+    rows = [r for r in csv.DictReader(open(path))
+            if r["status"] == "solved" and r["value"].lstrip("-").isdigit()]
     fig, ax = plt.subplots(figsize=(8, 5))
     groups = {}
     for r in rows:

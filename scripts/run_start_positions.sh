@@ -4,12 +4,16 @@
 # time, positions searched, status, the command). Reproduces results/start-positions.md.
 #
 #   scripts/run_start_positions.sh [BUILD_DIR] [TIME_LIMIT_SECONDS] [GROUP...]
-#   groups: kalah tables cyclic others (default: all)
+#   groups: kalah cyclic others (default: all)
+#
+# A game already solved in the CSV is skipped (set RESOLVE=1 to solve it again), so an
+# interrupted run goes on where it stopped. TABLES (default /tmp/mancala-results-tb) is
+# where the tables are generated (resumable) and read.
 set -u
 BUILD=${1:-build-s}
 LIMIT=${2:-120}
 shift $(( $# > 2 ? 2 : $# ))
-GROUPS_=${*:-kalah tables cyclic others}
+GROUPS_=${*:-kalah cyclic others}
 TB=$BUILD/tools/mancala-tb
 OUT=results/start_positions.csv
 TABLES=${TABLES:-/tmp/mancala-results-tb}
@@ -18,10 +22,13 @@ THREADS=${THREADS:-2}
 
 solve() {  # VARIANT PER_PIT [extra args...]
   local v=$1 n=$2; shift 2
-  local cmd="mancala-tb solve $v --per-pit $n --json --threads $THREADS --time-limit $LIMIT --tt-mb 1024 $*"
+  if [ -z "${RESOLVE:-}" ] && grep -q "^$v,$n,.*,solved," "$OUT"; then
+    echo "$v $n: solved already (RESOLVE=1 solves it again)"; return
+  fi
+  local cmd="mancala-tb solve $v --per-pit $n --json --threads $THREADS --time-limit $LIMIT --tt-mb ${TT_MB:-1024} $*"
   local t0=$(date +%s.%N)
   local json err
-  json=$("$TB" solve "$v" --per-pit "$n" --json --threads "$THREADS" --time-limit "$LIMIT" --tt-mb 1024 "$@" 2>/tmp/solve_err.$$)
+  json=$("$TB" solve "$v" --per-pit "$n" --json --threads "$THREADS" --time-limit "$LIMIT" --tt-mb "${TT_MB:-1024}" "$@" 2>/tmp/solve_err.$$)
   local rc=$?
   err=$(tail -1 /tmp/solve_err.$$ | tr ',"' ';\x27')
   local t1=$(date +%s.%N)
@@ -32,7 +39,10 @@ w = csv.writer(sys.stdout)
 if rc == "0":
     j = json.loads(js)
     moves = " ".join(f"{m['move']}:{m['value']}" for m in j["moves"])
-    w.writerow([v, n, j["value"], moves, " ".join(j["pv"]), j["pv_end"], f"{j['seconds']:.3f}", j["nodes"], "solved", cmd])
+    value = j["value"] if j.get("depth") is None else f'{j["value"]} in {j["depth"]}'
+    if "pv_margin" in j and j["pv_end"] == "game over" and j["pv_margin"] != j["value"]:
+        raise SystemExit(f"{v} {n}: the pv replays to {j['pv_margin']}, not {j['value']}")
+    w.writerow([v, n, value, moves, " ".join(j["pv"]), j["pv_end"], f"{j['seconds']:.3f}", j["nodes"], "solved", cmd])
 else:
     w.writerow([v, n, "", "", "", "", f"{float(t1) - float(t0):.3f}", "", "not solved: " + err, cmd])
 PY
@@ -46,23 +56,36 @@ gen() {  # VARIANT MAX_SEEDS: tables into $TABLES (resumable)
 
 for g in $GROUPS_; do
   case $g in
-    kalah)  # Kalah(m, n), no tables: the search goes to the end of the game
+    kalah)  # Kalah(m, n): m <= 3 searched to the end; m >= 4 over tables
       for cap in empty standard; do
-        for m in 1 2 3 4 5 6; do
+        for m in 1 2 3; do
           for n in 1 2 3 4 5 6; do solve kalah:$m:$cap $n; done
         done
+        gen kalah:4:$cap 28
+        for n in 1 2 3 4 5 6; do solve kalah:4:$cap $n --tables "$TABLES"; done
+        gen kalah:5:$cap 24
+        for n in 1 2 3 4 5 6; do solve kalah:5:$cap $n --tables "$TABLES"; done
+        gen kalah:6:$cap 20
+        for n in 1 2 3 4 ${KALAH6_MORE:-}; do solve kalah:6:$cap $n --tables "$TABLES"; done
       done ;;
     cyclic)  # Oware and Djenon-aboure over tables
       gen oware 12
       solve oware 1 --tables "$TABLES"
-      gen oware 14
+      gen oware 20
       solve oware 2 --tables "$TABLES"
       gen djenon-aboure 12
       solve djenon-aboure 1 --tables "$TABLES"
       solve djenon-aboure 2 --tables "$TABLES"
       solve djenon-aboure 3 --tables "$TABLES" ;;
-    others)  # the other variants at reduced seed counts, no tables
-      for v in kotu-baendum cenne:4:4 enkeshui:8 imbelece; do
+    others)  # the other variants at reduced seed counts
+      # Kotu-baendum and Cenne 7:7 with 1 seed per pit (14 seeds) are table look-ups
+      # after the first move; KOTU_TABLES / CENNE_TABLES may name folders made earlier.
+      TABLES=${KOTU_TABLES:-$TABLES} gen kotu-baendum 14
+      solve kotu-baendum 1 --tables "${KOTU_TABLES:-$TABLES}"
+      solve kotu-baendum 2 --tables "${KOTU_TABLES:-$TABLES}"
+      TABLES=${CENNE_TABLES:-$TABLES} gen cenne:7:7 14
+      solve cenne:7:7 1 --tables "${CENNE_TABLES:-$TABLES}"
+      for v in cenne:4:4 enkeshui:8 imbelece; do
         for n in 1 2; do solve $v $n; done
       done ;;
   esac

@@ -1,5 +1,7 @@
 // solve: the perfect-play value of a position by search over the tables (issue 6).
+#include <algorithm>
 #include <csignal>
+#include <optional>
 #include <cstdio>
 #include <sstream>
 
@@ -36,7 +38,9 @@ void print_help() {
       "  --time-limit S  give up after S seconds (default: no limit)\n"
       "  --no-pv         skip the principal variation\n"
       "  --json          one JSON object: position, value, pv (move labels), pv_end,\n"
-      "                  moves [{move, value}] best first, nodes, seconds\n\n"
+      "                  moves [{move, value}] best first, pv_margin (the pv replayed by\n"
+      "                  the rules engine: what the line is worth; pv_plies for\n"
+      "                  win/loss games), nodes, seconds\n\n"
       "The value is the margin of the seeds still in play that the side to move can force\n"
       "(seeds already captured do not count); a first move's value is its gains plus the\n"
       "value of the position after it, from the mover's view. The principal variation is\n"
@@ -46,6 +50,32 @@ void print_help() {
       "  mancala-tb generate kalah:4:empty --max-seeds 14 --out tb/\n"
       "  mancala-tb solve kalah:4:empty --per-pit 4 --tables tb/      Kalah(4,4)\n"
       "  mancala-tb solve oware 0,0,3,0,1,2/1,2,0,0,4,1 S --tables tb/\n");
+}
+
+// Replays the principal variation with the rules engine, move by move from `root`
+// by the moves' labels (not the search's own positions), and returns what the line
+// is worth to the side to move at `root`: the gains of every move, the terminal value
+// where the line ends the game, 0 for a line ending in endless play. For win/loss
+// games, the plies of the line. Empty if a label is not a legal move on the way.
+std::optional<int> replay_pv(const Variant& v, const Position& root, const std::vector<Child>& pv) {
+  Position cur = root;
+  int margin = 0, sign = 1;
+  std::vector<Child> kids;
+  for (const Child& step : pv) {
+    v.children(cur, kids);
+    const auto it = std::find_if(kids.begin(), kids.end(), [&](const Child& k) {
+      return v.move_name(k.move) == v.move_name(step.move);
+    });
+    if (it == kids.end()) return std::nullopt;
+    margin += sign * (it->gain_mover - it->gain_opponent);
+    if (it->game_over) return v.kind() == GameKind::WinLoss ? static_cast<int>(pv.size()) : margin;
+    if (!it->same_side) sign = -sign;
+    cur = it->next;
+  }
+  if (v.kind() == GameKind::WinLoss) return static_cast<int>(pv.size());
+  v.children(cur, kids);
+  if (kids.empty()) margin += sign * v.terminal_value(cur);
+  return margin;
 }
 
 }  // namespace
@@ -124,7 +154,10 @@ int cmd_solve(Args& a) {
     for (std::size_t i = 0; i < r->moves.size(); ++i)
       o << (i ? "," : "") << "{\"move\":\"" << json_escape(v->move_name(r->moves[i].move))
         << "\",\"value\":" << value_json(v->kind(), r->moves[i].value) << "}";
-    o << "],\"nodes\":" << r->nodes << ",\"table_hits\":" << r->table_hits << ",\"seconds\":" << r->seconds << "}";
+    o << "]";
+    if (!no_pv)
+      if (const auto m = replay_pv(*v, pp.position, r->pv)) o << ",\"pv_" << (v->kind() == GameKind::WinLoss ? "plies" : "margin") << "\":" << *m;
+    o << ",\"nodes\":" << r->nodes << ",\"table_hits\":" << r->table_hits << ",\"seconds\":" << r->seconds << "}";
     std::printf("%s\n", o.str().c_str());
     return 0;
   }
