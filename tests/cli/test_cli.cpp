@@ -193,3 +193,30 @@ TEST(Cli, OneErrorLinePerMalformedInput) {
     EXPECT_NE(err[0].find(c.says), std::string::npos) << c.args << ": " << err[0];
   }
 }
+
+namespace {
+
+TEST(Cli, SolveReplaysThePrincipalVariation) {
+  // Kalah(4,3) by search: the pv replayed by the rules engine is worth the value.
+  const Outcome r = run("solve kalah:4:empty --per-pit 3 --json --threads 1");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"value\":8,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"pv_margin\":8,"), std::string::npos) << r.out;
+}
+
+TEST(Cli, SolveMaxPliesProvesWinLoss) {
+  // Won in 19 plies for the side to move (the reachable-set tables say the same).
+  Outcome r = run("solve imbelece 0,3,0,3,0x,0x,0x,0x/3,0,3,3,0x,0x,0x,0x N --max-plies 30 --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"value\":\"win\",\"depth\":19,"), std::string::npos) << r.out;
+  // A draw stays open, with the bound that was proven.
+  r = run("solve imbelece 2,2,2,2,0x,0x,0x,0x/2,2,2,2,0x,0x,0x,0x S --max-plies 12");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("open: neither side forces a result within 12 plies"), std::string::npos) << r.out;
+  // A scored game is refused with one line.
+  r = run("solve kalah:4:empty --per-pit 3 --max-plies 12");
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("scored by seeds"), std::string::npos) << r.err;
+}
+
+}  // namespace

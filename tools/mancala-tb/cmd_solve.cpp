@@ -7,6 +7,7 @@
 
 #include "commands.h"
 #include "mancala/probe.h"
+#include "mancala/proof.h"
 #include "mancala/search.h"
 
 namespace mancala::cli {
@@ -37,6 +38,10 @@ void print_help() {
       "  --threads T     threads for the first moves (default: all cores)\n"
       "  --time-limit S  give up after S seconds (default: no limit)\n"
       "  --no-pv         skip the principal variation\n"
+      "  --max-plies D   win/loss games (imbelece): prove a forced win or loss within D\n"
+      "                  plies by depth-bounded search instead (no tables, no region\n"
+      "                  enumeration); exact when it finds one, else it proves that\n"
+      "                  neither side forces a result within D plies\n"
       "  --json          one JSON object: position, value, pv (move labels), pv_end,\n"
       "                  moves [{move, value}] best first, pv_margin (the pv replayed by\n"
       "                  the rules engine: what the line is worth; pv_plies for\n"
@@ -78,6 +83,59 @@ std::optional<int> replay_pv(const Variant& v, const Position& root, const std::
   return margin;
 }
 
+// solve --max-plies: depth-bounded proof for win/loss games (proof.h).
+int prove(const VariantPtr& v, const ParsedPosition& pp, int max_plies, int tt_mb, int time_limit, bool json) {
+  ProofOptions opt;
+  opt.max_plies = max_plies;
+  opt.tt_bytes = static_cast<std::uint64_t>(std::max(tt_mb, 1)) << 20;
+  opt.time_limit = time_limit;
+  opt.cancel = &g_cancel;
+  std::signal(SIGINT, on_solve_signal);
+  Progress bar(stderr_is_terminal());
+  opt.progress = [&](const ProofProgress& s) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "no forced result within %d plies, %.3g positions searched", s.depth,
+                  static_cast<double>(s.nodes));
+    bar.show(buf, static_cast<std::uint64_t>(s.depth), static_cast<std::uint64_t>(std::max(1, max_plies)));
+  };
+  auto r = prove_within(v, pp.position, opt);
+  bar.finish();
+  if (!r) {
+    if (r.error().code == SearchError::Cancelled) {
+      std::fprintf(stderr, "mancala-tb solve: interrupted\n");
+      return 130;
+    }
+    throw UsageError(r.error().message);
+  }
+  const std::string pos = format_position(*v, pp.position, pp.side);
+  const char* outcome = r->outcome == ProofResult::Win ? "win" : r->outcome == ProofResult::Loss ? "loss" : "open";
+  std::vector<std::string> pv;
+  for (const Child& c : r->pv) pv.push_back(v->move_name(c.move));
+  if (json) {
+    std::ostringstream o;
+    o << "{\"position\":\"" << json_escape(pos) << "\",\"value\":\"" << outcome << "\"";
+    if (r->outcome != ProofResult::Open) o << ",\"depth\":" << r->plies;
+    o << ",\"searched_plies\":" << r->searched << ",\"pv\":[";
+    for (std::size_t i = 0; i < pv.size(); ++i) o << (i ? "," : "") << "\"" << json_escape(pv[i]) << "\"";
+    o << "],\"nodes\":" << r->nodes << ",\"seconds\":" << r->seconds << "}";
+    std::printf("%s\n", o.str().c_str());
+    return 0;
+  }
+  std::printf("%s\n", pos.c_str());
+  if (r->outcome == ProofResult::Open)
+    std::printf("  open: neither side forces a result within %d plies (proved; a draw or a longer game)%s\n",
+                r->searched, r->searched < max_plies ? ", the time limit stopped the search" : "");
+  else
+    std::printf("  value %s in %d plies\n", outcome, r->plies);
+  if (!pv.empty()) {
+    std::string line;
+    for (const auto& m : pv) line += (line.empty() ? "" : " ") + m;
+    std::printf("  pv %s\n", line.c_str());
+  }
+  std::printf("  %llu positions searched, %.3f s\n", static_cast<unsigned long long>(r->nodes), r->seconds);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_solve(Args& a) {
@@ -92,6 +150,7 @@ int cmd_solve(Args& a) {
   const int time_limit = a.int_option("time-limit", 0, 0, 1 << 30);
   const bool json = a.flag("json");
   const bool no_pv = a.flag("no-pv");
+  const int max_plies = a.int_option("max-plies", -1, 0, 2000);
   const auto w = a.rest();
   if (w.empty()) throw UsageError("solve needs a VARIANT (see --help)");
   const VariantPtr v = variant_or_throw(w[0]);
@@ -105,6 +164,8 @@ int cmd_solve(Args& a) {
     if (per_pit) throw UsageError("--per-pit makes a start position; give either it or PITS SIDE");
     pp = position_or_throw(v, std::vector<std::string>(w.begin() + 1, w.end()));
   }
+
+  if (max_plies >= 0) return prove(v, pp, max_plies, tt_mb, time_limit, json);
 
   SearchOptions opt;
   if (tables_dir) {

@@ -1,0 +1,161 @@
+// Depth-bounded proof search for win/loss games (see proof.h).
+#include "mancala/proof.h"
+
+#include <algorithm>
+#include <chrono>
+#include <unordered_map>
+
+namespace mancala {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Per position: the smallest depth proven true and the largest proven false, for W and L.
+struct Bounds {
+  std::int16_t win_yes = INT16_MAX, win_no = -1, loss_yes = INT16_MAX, loss_no = -1;
+};
+
+struct Stop {};       // time limit: the deepest completed depth stands
+struct Cancelled {};  // the caller's cancel flag
+
+class Prover {
+ public:
+  Prover(VariantPtr v, ProofOptions o) : v_(std::move(v)), opt_(std::move(o)) {
+    // unordered_map node: the position, the bounds, a next pointer and a bucket slot.
+    constexpr std::uint64_t kBytesPerEntry = sizeof(Position) + sizeof(Bounds) + 32;
+    limit_ = std::max<std::uint64_t>(1024, opt_.tt_bytes / kBytesPerEntry);
+    kids_.resize(static_cast<std::size_t>(std::clamp(opt_.max_plies, 0, 2000)) + 2);  // never reallocated: references stay valid
+    start_ = Clock::now();
+  }
+
+  // W(p, d) and L(q, d) of proof.h, memoised.
+  bool win(const Position& p, int d, int ply) {
+    if (d <= 0) return false;
+    if (const auto it = tt_.find(p); it != tt_.end()) {
+      if (it->second.win_yes <= d) return true;
+      if (it->second.win_no >= d) return false;
+    }
+    tick();
+    std::vector<Child>& kids = kids_at(ply);
+    v_->children(p, kids);
+    bool r = false;
+    for (std::size_t i = 0; i < kids.size() && !r; ++i)
+      if (!kids[i].game_over) r = loss(kids[i].next, d - 1, ply + 1);
+    Bounds& b = entry(p);
+    if (r) b.win_yes = static_cast<std::int16_t>(std::min<int>(b.win_yes, d));
+    else b.win_no = static_cast<std::int16_t>(std::max<int>(b.win_no, d));
+    return r;
+  }
+
+  bool loss(const Position& q, int d, int ply) {
+    if (d < 0) return false;
+    if (const auto it = tt_.find(q); it != tt_.end()) {
+      if (it->second.loss_yes <= d) return true;
+      if (it->second.loss_no >= d) return false;
+    }
+    tick();
+    std::vector<Child>& kids = kids_at(ply);
+    v_->children(q, kids);
+    bool r = true;  // no move: lost now
+    if (!kids.empty()) {
+      if (d == 0) {
+        r = false;
+      } else {
+        for (std::size_t i = 0; i < kids.size() && r; ++i)
+          r = !kids[i].game_over && win(kids[i].next, d - 1, ply + 1);
+      }
+    }
+    Bounds& b = entry(q);
+    if (r) b.loss_yes = static_cast<std::int16_t>(std::min<int>(b.loss_yes, d));
+    else b.loss_no = static_cast<std::int16_t>(std::max<int>(b.loss_no, d));
+    return r;
+  }
+
+  // A line of optimal moves from p, which is won (win = true) or lost in d plies.
+  void line(Position p, bool won, int d, std::vector<Child>& pv) {
+    for (; d > 0; --d, won = !won) {
+      std::vector<Child> kids;
+      v_->children(p, kids);
+      const Child* pick = nullptr;
+      for (const Child& c : kids) {
+        if (c.game_over) continue;
+        // Won in d: a move to a position lost in exactly d - 1 (no shorter loss exists,
+        // or p would win sooner). Lost in d: a move to a position won in exactly d - 1.
+        const bool ok = won ? loss(c.next, d - 1, 0) && (d < 2 || !loss(c.next, d - 2, 0))
+                            : win(c.next, d - 1, 0) && (d < 2 || !win(c.next, d - 2, 0));
+        if (ok) {
+          pick = &c;
+          break;
+        }
+      }
+      if (!pick) return;  // cannot happen for a proven result
+      pv.push_back(*pick);
+      p = pick->next;
+    }
+  }
+
+  std::uint64_t nodes() const { return nodes_; }
+  std::uint64_t positions() const { return tt_.size(); }
+  double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+
+ private:
+  Bounds& entry(const Position& p) {
+    if (tt_.size() >= limit_) tt_.clear();  // a cache: every stored bound is a proof, dropping them is safe
+    return tt_[p];
+  }
+  std::vector<Child>& kids_at(int ply) { return kids_[static_cast<std::size_t>(ply)]; }
+  void tick() {
+    if ((++nodes_ & 0x3FF) != 0) return;
+    if (opt_.cancel && opt_.cancel->load(std::memory_order_relaxed)) throw Cancelled{};
+    if (opt_.time_limit > 0 && seconds() > opt_.time_limit) throw Stop{};
+  }
+
+  VariantPtr v_;
+  ProofOptions opt_;
+  std::unordered_map<Position, Bounds, PositionHash> tt_;
+  std::uint64_t limit_ = 0;
+  std::uint64_t nodes_ = 0;
+  std::vector<std::vector<Child>> kids_;
+  Clock::time_point start_;
+};
+
+}  // namespace
+
+std::expected<ProofResult, SearchError> prove_within(VariantPtr v, const Position& p, ProofOptions options) {
+  if (v->kind() != GameKind::WinLoss)
+    return std::unexpected(SearchError{SearchError::BadPosition,
+                                       v->name() + " is scored by seeds, not won or lost: use the search (solve without --max-plies)"});
+  if (const std::string e = v->check(p); !e.empty()) return std::unexpected(SearchError{SearchError::BadPosition, e});
+  const int max_plies = std::clamp(options.max_plies, 0, 2000);
+  Prover prover(v, options);
+  ProofResult out;
+  try {
+    for (int d = 0; d <= max_plies; ++d) {
+      if (prover.win(p, d, 0)) {
+        out.outcome = ProofResult::Win;
+      } else if (prover.loss(p, d, 0)) {
+        out.outcome = ProofResult::Loss;
+      }
+      out.searched = d;
+      if (options.progress)
+        options.progress(ProofProgress{d, prover.nodes(), prover.positions(), prover.seconds()});
+      if (out.outcome != ProofResult::Open) {
+        out.plies = d;
+        out.value = static_cast<Value>(out.outcome == ProofResult::Win ? kWinValue - d : -(kWinValue - d));
+        prover.line(p, out.outcome == ProofResult::Win, d, out.pv);
+        break;
+      }
+    }
+  } catch (const Stop&) {
+  } catch (const Cancelled&) {
+    return std::unexpected(SearchError{SearchError::Cancelled, "cancelled"});
+  } catch (const std::bad_alloc&) {
+    return std::unexpected(SearchError{SearchError::TableTooSmall, "out of memory: lower --tt-mb"});
+  }
+  out.nodes = prover.nodes();
+  out.seconds = prover.seconds();
+  return out;
+}
+
+}  // namespace mancala

@@ -1,0 +1,98 @@
+// Depth-bounded proof search (proof.h) against reachable-set retrograde tables of
+// Imbelece: the same win/loss and the same plies on every position of random games,
+// and Open exactly where the tables say draw (or a result deeper than the bound).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "mancala/generate.h"
+#include "mancala/notation.h"
+#include "mancala/probe.h"
+#include "mancala/proof.h"
+
+namespace mancala {
+namespace {
+
+TEST(Proof, AgreesWithReachableTables) {
+  const VariantPtr v = *make_variant("imbelece");
+  const auto root = parse_position(v, "2,1,1,2,0x,0x,0x,0x/1,2,2,1,0x,0x,0x,0x S");
+  ASSERT_TRUE(root) << root.error();
+  const auto dir = std::filesystem::temp_directory_path() / ("mancala_test_proof_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  GenerateOptions opt;
+  opt.max_seeds = 12;
+  opt.out = dir;
+  opt.threads = 2;
+  ASSERT_TRUE(generate_reachable(*v, root->position, opt));
+  auto tb = Tablebase::open(dir);
+  ASSERT_TRUE(tb);
+
+  constexpr int kBound = 30;
+  std::mt19937 rng(7);
+  int compared = 0, decided = 0, open = 0;
+  for (int game = 0; game < 8; ++game) {
+    Position p = root->position;
+    std::vector<Child> kids;
+    for (int ply = 0; ply < 30; ++ply) {
+      const auto t = (*tb)->value(*v, p);
+      ASSERT_TRUE(t) << t.error().message;
+      ProofOptions po;
+      po.max_plies = kBound;
+      const auto r = prove_within(v, p, po);
+      ASSERT_TRUE(r) << r.error().message;
+      ++compared;
+      if (*t != 0 && plies_of(*t) <= kBound) {
+        ++decided;
+        EXPECT_EQ(r->outcome, *t > 0 ? ProofResult::Win : ProofResult::Loss) << format_position(*v, p, Side::South);
+        EXPECT_EQ(r->value, *t) << format_position(*v, p, Side::South);
+        // The line has the stated length and ends with the loser to move and stuck.
+        ASSERT_EQ(static_cast<int>(r->pv.size()), r->plies);
+        Position end = r->pv.empty() ? p : r->pv.back().next;
+        std::vector<Child> last;
+        v->children(end, last);
+        EXPECT_TRUE(last.empty());
+      } else {
+        ++open;
+        EXPECT_EQ(r->outcome, ProofResult::Open) << format_position(*v, p, Side::South);
+        EXPECT_EQ(r->searched, kBound);
+      }
+      v->children(p, kids);
+      if (kids.empty()) break;
+      p = kids[rng() % kids.size()].next;
+    }
+  }
+  RecordProperty("decided", decided);
+  RecordProperty("open", open);
+  EXPECT_GT(decided, 20);
+  EXPECT_GT(open, 5);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Proof, ErrorsAndLimits) {
+  const VariantPtr kalah = *make_variant("kalah:4:empty");
+  EXPECT_FALSE(prove_within(kalah, kalah->start(3), {}));  // a scored game
+  const VariantPtr v = *make_variant("imbelece");
+  Position bad = v->start(1);
+  bad.marks[3] = Mark::Closed;  // a closed pit holding seeds
+  const auto e = prove_within(v, bad, {});
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, SearchError::BadPosition);
+  // A bound of 0 plies decides only finished games; the start is open.
+  ProofOptions zero;
+  zero.max_plies = 0;
+  const auto r = prove_within(v, v->start(1), zero);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->outcome, ProofResult::Open);
+  // A cancelled proof says so.
+  std::atomic<bool> cancel{true};
+  ProofOptions c;
+  c.max_plies = 30;
+  c.cancel = &cancel;
+  const auto x = prove_within(v, v->start(2), c);
+  ASSERT_FALSE(x);
+  EXPECT_EQ(x.error().code, SearchError::Cancelled);
+}
+
+}  // namespace
+}  // namespace mancala
