@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -217,6 +218,35 @@ TEST(Cli, SolveMaxPliesProvesWinLoss) {
   r = run("solve kalah:4:empty --per-pit 3 --max-plies 12");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("scored by seeds"), std::string::npos) << r.err;
+}
+
+}  // namespace
+
+namespace {
+
+TEST(Cli, PlayIsDeterministicAndAccountsForEverySeed) {
+  const Outcome a = run("play oware --seed 3 --quiet");
+  const Outcome b = run("play oware --seed 3 --quiet");
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_EQ(a.out, b.out);  // same seed, same game
+  int south = -1, north = -1;
+  const auto at = a.out.find("South won ");
+  ASSERT_NE(at, std::string::npos) << a.out;
+  ASSERT_EQ(std::sscanf(a.out.c_str() + at, "South won %d, North won %d", &south, &north), 2) << a.out;
+  EXPECT_EQ(south + north, 48);
+  // Every turn is printed without --quiet; a Cenne match plays rounds.
+  const Outcome k = run("play kalah:4:empty 3,3,3,3/3,3,3,3 S --player first");
+  ASSERT_EQ(k.code, 0) << k.err;
+  EXPECT_NE(k.out.find("result after"), std::string::npos) << k.out;
+  const Outcome c = run("play cenne:5:4 --seed 2 --quiet --max-rounds 3");
+  ASSERT_EQ(c.code, 0) << c.err;
+  EXPECT_NE(c.out.find("round"), std::string::npos) << c.out;
+  // Bad input: one line, exit 2.
+  for (const char* bad : {"play nosuch", "play oware --player best", "play oware 4,4,4/4,4,4 S"}) {
+    const Outcome r = run(bad);
+    EXPECT_EQ(r.code, 2) << bad;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << bad << ": " << r.err;
+  }
 }
 
 }  // namespace
