@@ -4,7 +4,9 @@
 # time, positions searched, status, the command). Reproduces results/start-positions.md.
 #
 #   scripts/run_start_positions.sh [BUILD_DIR] [TIME_LIMIT_SECONDS] [GROUP...]
-#   groups: kalah cyclic others (default: all)
+#   groups: kalah cyclic others proofs (default: all)
+#   proofs: Imbelece starts by `solve --max-plies` (a forced result within MAX_PLIES
+#   plies, default 40, or the depth proven open when the time limit stops it)
 #
 # A game already solved in the CSV is skipped (set RESOLVE=1 to solve it again), so an
 # interrupted run goes on where it stopped. TABLES (default /tmp/mancala-results-tb) is
@@ -13,7 +15,7 @@ set -u
 BUILD=${1:-build-s}
 LIMIT=${2:-120}
 shift $(( $# > 2 ? 2 : $# ))
-GROUPS_=${*:-kalah cyclic others}
+GROUPS_=${*:-kalah cyclic others proofs}
 TB=$BUILD/tools/mancala-tb
 OUT=results/start_positions.csv
 TABLES=${TABLES:-/tmp/mancala-results-tb}
@@ -36,7 +38,13 @@ solve() {  # VARIANT PER_PIT [extra args...]
 import json, sys, csv
 v, n, rc, cmd, err, t0, t1, js = sys.argv[1:9]
 w = csv.writer(sys.stdout)
-if rc == "0":
+if rc == "0" and "searched_plies" in json.loads(js):  # solve --max-plies (win/loss proof)
+    j = json.loads(js)
+    decided = j["value"] != "open"
+    value = f'{j["value"]} in {j["depth"]}' if decided else f'no forced result within {j["searched_plies"]} plies'
+    w.writerow([v, n, value, "", " ".join(j["pv"]), "game over" if decided else "", f"{j['seconds']:.3f}", j["nodes"],
+                "solved" if decided else "bounded", cmd])
+elif rc == "0":
     j = json.loads(js)
     moves = " ".join(f"{m['move']}:{m['value']}" for m in j["moves"])
     value = j["value"] if j.get("depth") is None else f'{j["value"]} in {j["depth"]}'
@@ -88,5 +96,7 @@ for g in $GROUPS_; do
       for v in cenne:4:4 enkeshui:8 imbelece; do
         for n in 1 2; do solve $v $n; done
       done ;;
+    proofs)  # win/loss games: depth-bounded proof (solver/include/mancala/proof.h)
+      for n in 1 2; do solve imbelece $n --max-plies "${MAX_PLIES:-40}"; done ;;
   esac
 done

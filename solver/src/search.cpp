@@ -14,6 +14,8 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <queue>
+#include <tuple>
 #include <unordered_map>
 
 #include "mancala/probe.h"
@@ -434,6 +436,100 @@ struct Searcher::Impl {
     return region_solve(c, q, key, what);
   }
 
+  // Win/loss values of a region by increasing plies (retrograde with one counter per
+  // position): a position is won in d+1 as soon as a move reaches a position lost in d
+  // (smallest first: the winner's shortest), lost in d+1 when its last move is known to
+  // reach a won position, d the largest (the loser's longest); undecided at the end =
+  // draw. Moves leaving the region arrive as known values at their plies.
+  template <class Edge>
+  std::vector<int> win_loss_region(Ctx& c, const std::vector<Position>& pos, const std::vector<std::vector<Edge>>& edges) {
+    const std::size_t n = edges.size();
+    std::vector<std::uint32_t> first(n + 1, 0);
+    for (const auto& es : edges)
+      for (const Edge& e : es)
+        if (e.child >= 0) ++first[static_cast<std::size_t>(e.child) + 1];
+    for (std::size_t i = 0; i < n; ++i) first[i + 1] += first[i];
+    std::vector<std::uint32_t> parents(first[n]);
+    {
+      std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+      for (std::size_t i = 0; i < n; ++i)
+        for (const Edge& e : edges[i])
+          if (e.child >= 0) parents[fill[static_cast<std::size_t>(e.child)]++] = static_cast<std::uint32_t>(i);
+    }
+    constexpr int kUndecided = INT_MIN;
+    std::vector<int> value(n, kUndecided);
+    std::vector<std::uint32_t> open_moves(n);
+    // Events (plies, position, move value for its mover), smallest plies first.
+    using Event = std::tuple<int, std::uint32_t, int>;
+    std::priority_queue<Event, std::vector<Event>, std::greater<>> queue;
+    for (std::size_t i = 0; i < n; ++i) {
+      open_moves[i] = static_cast<std::uint32_t>(edges[i].size());
+      if (edges[i].empty()) queue.emplace(0, static_cast<std::uint32_t>(i), INT_MAX);  // no move: lost now
+      for (const Edge& e : edges[i])
+        if (e.child < 0 && e.value != 0) queue.emplace(plies_of(static_cast<Value>(e.value)), static_cast<std::uint32_t>(i), e.value);
+    }
+    while (!queue.empty()) {
+      const auto [plies, i, w] = queue.top();
+      queue.pop();
+      if ((++c.nodes & 0xFFFF) == 0) flush(c);
+      if (value[i] != kUndecided) continue;
+      int decided = kUndecided;
+      if (w == INT_MAX) decided = variant->terminal_value(pos[i]);  // no move
+      else if (w > 0) decided = w;
+      else if (--open_moves[i] == 0) decided = w;
+      if (decided == kUndecided) continue;
+      value[i] = decided;
+      const int up = negate_step(static_cast<Value>(decided));
+      for (std::uint32_t k = first[i]; k < first[i + 1]; ++k)
+        if (value[parents[k]] == kUndecided) queue.emplace(plies_of(static_cast<Value>(up)), parents[k], up);
+    }
+    for (int& v : value)
+      if (v == kUndecided) v = 0;
+    return value;
+  }
+
+  // Score values of a region: the bound iteration of retrograde.h from [-B, B].
+  template <class Edge, class G>
+  std::vector<int> bound_iteration(Ctx& c, const ClassKey& key, const std::vector<Position>& pos,
+                                   const std::vector<std::vector<Edge>>& edges, G&& g) {
+    const std::size_t n = pos.size();
+    const int bound = variant->value_bound(key.seeds);
+    std::vector<int> lo(n, -bound), hi(n, bound);
+    for (std::size_t i = 0; i < n; ++i)
+      if (edges[i].empty()) lo[i] = hi[i] = variant->terminal_value(pos[i]);
+    // g is increasing for a move again (score), decreasing otherwise.
+    auto sweep = [&](std::size_t i) {
+      if (edges[i].empty()) return false;
+      int a = -kInf, b = -kInf;
+      for (const Edge& e : edges[i]) {
+        if (e.child < 0) {
+          a = std::max(a, e.value);
+          b = std::max(b, e.value);
+          continue;
+        }
+        const std::size_t ch = static_cast<std::size_t>(e.child);
+        const bool up = kind == GameKind::Score && e.same_side;
+        a = std::max(a, g(e, up ? lo[ch] : hi[ch]));
+        b = std::max(b, g(e, up ? hi[ch] : lo[ch]));
+      }
+      a = std::max(a, lo[i]);  // bounds only tighten
+      b = std::min(b, hi[i]);
+      const bool moved = a != lo[i] || b != hi[i];
+      lo[i] = a;
+      hi[i] = b;
+      return moved;
+    };
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (std::size_t i = 0; i < n; ++i) moved |= sweep(i);
+      for (std::size_t i = n; i-- > 0;) moved |= sweep(i);
+      flush(c);
+    }
+    std::vector<int> value(n);
+    for (std::size_t i = 0; i < n; ++i) value[i] = lo[i] > 0 ? lo[i] : hi[i] < 0 ? hi[i] : 0;
+    return value;
+  }
+
   // The positions of class `key` reachable from `root` by moves inside the class
   // (R), every move leaving R valued exactly (tables, memo, or recursively: its
   // class has fewer seeds or more marks), then the bound iteration of retrograde.h
@@ -497,44 +593,18 @@ struct Searcher::Impl {
       edges.push_back(std::move(out));
     }
     const std::size_t n = pos.size();
-    const int bound = kind == GameKind::Score ? variant->value_bound(key.seeds) : kWinValue;
-    std::vector<int> lo(n, -bound), hi(n, bound);
-    for (std::size_t i = 0; i < n; ++i)
-      if (edges[i].empty()) lo[i] = hi[i] = variant->terminal_value(pos[i]);
-    // g is increasing for a move again (score), decreasing otherwise.
-    auto sweep = [&](std::size_t i) {
-      if (edges[i].empty()) return false;
-      int a = -kInf, b = -kInf;
-      for (const Edge& e : edges[i]) {
-        if (e.child < 0) {
-          a = std::max(a, e.value);
-          b = std::max(b, e.value);
-          continue;
-        }
-        const std::size_t ch = static_cast<std::size_t>(e.child);
-        const bool up = kind == GameKind::Score && e.same_side;
-        a = std::max(a, g(e, up ? lo[ch] : hi[ch]));
-        b = std::max(b, g(e, up ? hi[ch] : lo[ch]));
-      }
-      a = std::max(a, lo[i]);  // bounds only tighten
-      b = std::min(b, hi[i]);
-      const bool moved = a != lo[i] || b != hi[i];
-      lo[i] = a;
-      hi[i] = b;
-      return moved;
-    };
-    for (bool moved = true; moved;) {
-      moved = false;
-      for (std::size_t i = 0; i < n; ++i) moved |= sweep(i);
-      for (std::size_t i = n; i-- > 0;) moved |= sweep(i);
-      flush(c);
+    std::vector<int> final_value;
+    if (kind == GameKind::WinLoss) {
+      final_value = win_loss_region(c, pos, edges);
+    } else {
+      final_value = bound_iteration(c, key, pos, edges, g);
     }
     const ClassIndex& idx = index_of(key);
     {
       std::lock_guard lock(memo_mu);
       auto& m = memo[key];
       for (std::size_t i = 0; i < n; ++i) {
-        const int v = lo[i] > 0 ? lo[i] : hi[i] < 0 ? hi[i] : 0;
+        const int v = final_value[i];
         if (variant->tabled(pos[i]) && idx.contains(pos[i])) m[idx.rank(pos[i])] = static_cast<Value>(v);
         else memo_loose[pos[i]] = static_cast<Value>(v);
       }
@@ -544,7 +614,7 @@ struct Searcher::Impl {
       report([&](SearchProgress& s) {
         s.current = what + ", class " + to_string(key, variant->pits()) + ": " + std::to_string(n) + " positions";
       });
-    return lo[0] > 0 ? lo[0] : hi[0] < 0 ? hi[0] : 0;
+    return final_value[0];
   }
 
   void principal_variation(Ctx& c, const Position& root, int value, SearchResult& out) {

@@ -1,6 +1,7 @@
 // Depth-bounded proof search (proof.h) against reachable-set retrograde tables of
 // Imbelece: the same win/loss and the same plies on every position of random games,
-// and Open exactly where the tables say draw (or a result deeper than the bound).
+// and Open exactly where the tables say draw (or a result deeper than the bound);
+// the search's win/loss region retrograde gives the tables' values too.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -28,6 +29,13 @@ TEST(Proof, AgreesWithReachableTables) {
   auto tb = Tablebase::open(dir);
   ASSERT_TRUE(tb);
 
+  // The search (region retrograde for win/loss, search.h) must give the same values.
+  SearchOptions so;
+  so.threads = 1;
+  so.principal_variation = false;
+  auto searcher = Searcher::create(v, so);
+  ASSERT_TRUE(searcher);
+
   constexpr int kBound = 30;
   std::mt19937 rng(7);
   int compared = 0, decided = 0, open = 0;
@@ -42,6 +50,9 @@ TEST(Proof, AgreesWithReachableTables) {
       const auto r = prove_within(v, p, po);
       ASSERT_TRUE(r) << r.error().message;
       ++compared;
+      const auto sv = (*searcher)->value(p);
+      ASSERT_TRUE(sv) << sv.error().message;
+      EXPECT_EQ(*sv, *t) << "search: " << format_position(*v, p, Side::South);
       if (*t != 0 && plies_of(*t) <= kBound) {
         ++decided;
         EXPECT_EQ(r->outcome, *t > 0 ? ProofResult::Win : ProofResult::Loss) << format_position(*v, p, Side::South);
