@@ -182,13 +182,13 @@ struct Searcher::Impl {
   int tables_max = -1;
   TranspositionTable tt;
   // Exact values of positions solved by region_solve: by class rank, or whole
-  // positions when the class does not index them. Bounded by memo_limit entries.
+  // positions when the class does not index them. Bounded with the region by tt_bytes.
   std::mutex memo_mu;
   std::unordered_map<ClassKey, std::unique_ptr<ClassIndex>, ClassKeyHash> indexes;
   std::unordered_map<ClassKey, std::unordered_map<Index, Value>, ClassKeyHash> memo;
   std::unordered_map<Position, Value, PositionHash> memo_loose;
   std::atomic<std::uint64_t> memo_entries{0};
-  std::uint64_t memo_limit = 0;
+  static constexpr std::uint64_t kRegionBytes = 320, kMemoBytes = 64;  // measured, see region_solve
 
   std::atomic<std::uint64_t> nodes{0}, table_hits{0};
   std::atomic<bool> aborting{false};
@@ -553,14 +553,17 @@ struct Searcher::Impl {
     id.emplace(root, 0);
     for (std::size_t i = 0; i < pos.size(); ++i) {
       if ((++c.nodes & 0xFF) == 0) flush(c);
-      if (pos.size() + memo_entries.load(std::memory_order_relaxed) > memo_limit) {
+      // Memory: about kRegionBytes per region position (the position, its id in the
+      // hash map, its move list) and kMemoBytes per memo entry; tt_bytes bounds both.
+      const std::uint64_t region_bytes = pos.size() * kRegionBytes;
+      if (region_bytes + memo_entries.load(std::memory_order_relaxed) * kMemoBytes > opt.tt_bytes) {
         // The memo is a cache: drop it; only a region larger than the budget is an error.
         std::lock_guard lock(memo_mu);
         memo.clear();
         memo_loose.clear();
         memo_entries = 0;
       }
-      if (pos.size() > memo_limit)
+      if (region_bytes > opt.tt_bytes)
         fail({SearchError::TableTooSmall,
               "the search needs more memory than --tt-mb allows (class " + to_string(key, variant->pits()) +
                   " alone reaches " + std::to_string(pos.size()) + " positions); raise --tt-mb or generate tables up to more seeds"});
@@ -734,9 +737,8 @@ std::expected<std::unique_ptr<Searcher>, SearchError> Searcher::create(VariantPt
     }
   }
   // Cyclic variants: the transposition table is not used; the memory goes to the memo
-  // (about 48 bytes an entry) and the region being solved.
+  // (about 64 bytes an entry) and the region being solved (about 320 bytes a position).
   if (impl->may_repeat) impl->tt.allocate(TranspositionTable::kMinBytes);
-  impl->memo_limit = options.tt_bytes / 64;
   impl->opt = std::move(options);
   return std::unique_ptr<Searcher>(new Searcher(std::move(impl)));
 }

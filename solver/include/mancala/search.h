@@ -44,7 +44,9 @@
 //
 //    exact for every position of R, since R is closed under in-class moves. All of R
 //    goes to a memo (keyed by class rank, exact); memory is bounded by tt_bytes
-//    (about 64 bytes an entry), beyond which the search stops with TableTooSmall.
+//    (about 64 bytes a memo entry, 320 bytes a position of the region being solved),
+//    beyond which the memo is dropped, and a region alone larger stops the search
+//    with TableTooSmall.
 //    No pruning: the work is the reachable part of each class above the tables.
 //
 // Parallelism: the first moves are solved in parallel (TBB) with the shared table or
