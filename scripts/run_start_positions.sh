@@ -4,10 +4,12 @@
 # time, positions searched, status, the command). Reproduces results/start-positions.md.
 #
 #   scripts/run_start_positions.sh [BUILD_DIR] [TIME_LIMIT_SECONDS] [GROUP...]
-#   groups: kalah cyclic others proofs (default: all)
+#   groups: kalah cyclic others proofs (default: all); KALAH_CAPS (default "empty standard"),
+#   KALAH5_SEEDS (Kalah(5) tables, default 24) and KALAH6_MORE (extra n for Kalah(6)) steer the kalah group
 #   proofs: Imbelece starts by `solve --max-plies` (a forced result within MAX_PLIES
 #   plies, default 40, or the depth proven open when the time limit stops it)
 #
+# SKIP="VARIANT:N ..." leaves those games out (e.g. SKIP="kotu-baendum:2").
 # A game already solved in the CSV is skipped (set RESOLVE=1 to solve it again), so an
 # interrupted run goes on where it stopped. TABLES (default /tmp/mancala-results-tb) is
 # where the tables are generated (resumable) and read.
@@ -24,6 +26,7 @@ THREADS=${THREADS:-2}
 
 solve() {  # VARIANT PER_PIT [extra args...]
   local v=$1 n=$2; shift 2
+  case " ${SKIP:-} " in *" $v:$n "*) echo "$v $n: skipped (SKIP)"; return ;; esac
   if [ -z "${RESOLVE:-}" ] && grep -q "^$v,$n,.*,solved," "$OUT"; then
     echo "$v $n: solved already (RESOLVE=1 solves it again)"; return
   fi
@@ -65,13 +68,13 @@ gen() {  # VARIANT MAX_SEEDS: tables into $TABLES (resumable)
 for g in $GROUPS_; do
   case $g in
     kalah)  # Kalah(m, n): m <= 3 searched to the end; m >= 4 over tables
-      for cap in empty standard; do
+      for cap in ${KALAH_CAPS:-empty standard}; do
         for m in 1 2 3; do
           for n in 1 2 3 4 5 6; do solve kalah:$m:$cap $n; done
         done
         gen kalah:4:$cap 28
         for n in 1 2 3 4 5 6; do solve kalah:4:$cap $n --tables "$TABLES"; done
-        gen kalah:5:$cap 24
+        gen kalah:5:$cap ${KALAH5_SEEDS:-24}
         for n in 1 2 3 4 5 6; do solve kalah:5:$cap $n --tables "$TABLES"; done
         gen kalah:6:$cap 20
         for n in 1 2 3 4 ${KALAH6_MORE:-}; do solve kalah:6:$cap $n --tables "$TABLES"; done
@@ -93,9 +96,10 @@ for g in $GROUPS_; do
       solve kotu-baendum 2 --tables "${KOTU_TABLES:-$TABLES}"
       TABLES=${CENNE_TABLES:-$TABLES} gen cenne:7:7 14
       solve cenne:7:7 1 --tables "${CENNE_TABLES:-$TABLES}"
-      for v in cenne:4:4 enkeshui:8 imbelece; do
-        for n in 1 2; do solve $v $n; done
-      done ;;
+      for n in 1 2; do solve cenne:4:4 $n; done
+      for n in ${ENKESHUI_PER_PIT:-1 2}; do solve enkeshui:8 $n; done
+      # Imbelece by search (region retrograde to the end; IMBELECE_PER_PIT, default 1).
+      for n in ${IMBELECE_PER_PIT:-1}; do solve imbelece $n; done ;;
     proofs)  # win/loss games: depth-bounded proof (solver/include/mancala/proof.h)
       for n in 1 2; do solve imbelece $n --max-plies "${MAX_PLIES:-40}"; done ;;
   esac
