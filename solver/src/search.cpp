@@ -532,8 +532,9 @@ struct Searcher::Impl {
 
   // The positions of class `key` reachable from `root` by moves inside the class
   // (R), every move leaving R valued exactly (tables, memo, or recursively: its
-  // class has fewer seeds or more marks), then the bound iteration of retrograde.h
-  // on R: lo/hi from [-B, B] to the fixpoint, v = lo if lo > 0, hi if hi < 0, else 0.
+  // class has fewer seeds or more marks), then, for score games, the bound iteration
+  // of retrograde.h on R: lo/hi from [-B, B] to the fixpoint, v = lo if lo > 0, hi if
+  // hi < 0, else 0; for win/loss games, one pass by increasing plies (win_loss_region).
   // R is closed under in-class moves, so every value of R is exact; all go to the memo.
   int region_solve(Ctx& c, const Position& root, const ClassKey& key, const std::string& what) {
     struct Edge {
