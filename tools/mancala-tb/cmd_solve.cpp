@@ -34,7 +34,9 @@ void print_help() {
       "  --tables DIR    table folder made by `mancala-tb generate`; optional when the game\n"
       "                  is small enough to search to the end without tables\n"
       "  --per-pit N     start position with N seeds in each pit (default: the game's own)\n"
-      "  --tt-mb M       transposition table memory in MiB (default 256, at least 1)\n"
+      "  --tt-mb M       memory budget in MiB (default 256, at least 1): the transposition\n"
+      "                  table (Kalah), the regions being solved and their memo (games\n"
+      "                  with cycles), the proof table (--max-plies)\n"
       "  --threads T     threads for the first moves (default: all cores)\n"
       "  --time-limit S  give up after S seconds (default: no limit)\n"
       "  --no-pv         skip the principal variation\n"
@@ -54,7 +56,8 @@ void print_help() {
       "  mancala-tb solve kalah:3:empty --per-pit 3                  Kalah(3,3), no tables\n"
       "  mancala-tb generate kalah:4:empty --max-seeds 14 --out tb/\n"
       "  mancala-tb solve kalah:4:empty --per-pit 4 --tables tb/      Kalah(4,4)\n"
-      "  mancala-tb solve oware 0,0,3,0,1,2/1,2,0,0,4,1 S --tables tb/\n");
+      "  mancala-tb solve oware 0,0,3,0,1,2/1,2,0,0,4,1 S --tables tb/\n"
+      "  mancala-tb solve imbelece --per-pit 1 --max-plies 16       no forced win within 16 plies\n");
 }
 
 // Replays the principal variation with the rules engine, move by move from `root`
