@@ -40,6 +40,7 @@ class SolverBase {
     ExitCache cache;
     std::uint64_t open = 0, in_moves = 0, exits = 0, processed = 0;
     bool changed = false;
+    bool value_changed = false;  // the value a position would get (lo > 0 ? lo : hi < 0 ? hi : 0)
   };
 
   Value neg(Value v) const { return kind_ == GameKind::Score ? static_cast<Value>(-v) : negate_step(v); }
@@ -91,6 +92,7 @@ class SolverBase {
   }
   void merge(const Context& ctx) {
     if (ctx.changed) changed_.store(true, std::memory_order_relaxed);
+    if (ctx.value_changed) value_changed_.store(true, std::memory_order_relaxed);
     open_.fetch_add(ctx.open, std::memory_order_relaxed);
     in_moves_.fetch_add(ctx.in_moves, std::memory_order_relaxed);
     exits_.fetch_add(ctx.exits, std::memory_order_relaxed);
@@ -115,7 +117,7 @@ class SolverBase {
   GameKind kind_;
   Value bound_;
   tbb::task_arena arena_;
-  std::atomic<bool> changed_{false}, failed_{false};
+  std::atomic<bool> changed_{false}, value_changed_{false}, failed_{false};
   std::atomic<std::uint64_t> open_{0}, done_{0}, in_moves_{0}, exits_{0}, processed_{0};
   std::mutex mu_;
   std::string error_;
@@ -139,6 +141,7 @@ class SweepSolver : SolverBase<Rules> {
     int round = 0;
     for (;; ++round) {
       this->changed_.store(false);
+      this->value_changed_.store(false);
       this->open_.store(0);
       this->done_.store(0);
       this->parallel(n, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
@@ -148,12 +151,18 @@ class SweepSolver : SolverBase<Rules> {
       if (this->stopped()) return this->check_stop();
       undecided = this->open_.load();
       if ((round >= 1 && !this->changed_.load()) || undecided == 0) break;
+      // Win/loss: the bounds of a drawn cycle step one ply per sweep from +-kWinValue
+      // towards 0 (15,000 sweeps). But a position's value (lo if lo > 0, hi if hi < 0,
+      // else draw) depends only on its children's values: a won position needs a child
+      // with hi < 0, a lost one children with lo > 0, and no other bound reaches them.
+      // So a sweep that changes no value is the fixpoint of the values: stop there.
+      if (kind_ == GameKind::WinLoss && round >= 1 && !this->value_changed_.load()) break;
     }
     this->fill_stats(stats, round + 1);
     auto out = std::make_shared<ClassValues>(index_, kind_);
     for (Index i = 0; i < n; ++i) {
       const Value l = lo_[static_cast<std::size_t>(i)], h = hi_[static_cast<std::size_t>(i)];
-      out->set(i, l > 0 ? l : h < 0 ? h : Value{0});
+      out->set(i, outcome(l, h));
     }
     return out;
   }
@@ -188,10 +197,13 @@ class SweepSolver : SolverBase<Rules> {
     }
     if (new_lo != new_hi) ++ctx.open;
     if (new_lo == l && new_hi == h) return;
+    if (outcome(new_lo, new_hi) != outcome(l, h)) ctx.value_changed = true;
     store(lo_[ur], static_cast<S>(new_lo));
     store(hi_[ur], static_cast<S>(new_hi));
     ctx.changed = true;
   }
+
+  static Value outcome(Value lo, Value hi) { return lo > 0 ? lo : hi < 0 ? hi : Value{0}; }
 
   std::vector<S> lo_, hi_;
 };

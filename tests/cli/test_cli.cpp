@@ -250,3 +250,30 @@ TEST(Cli, PlayIsDeterministicAndAccountsForEverySeed) {
 }
 
 }  // namespace
+
+namespace {
+
+TEST(Cli, WinLossSweepsStopAtTheFixpointOfValues) {
+  // Imbelece classes with drawn cycles: the bounds of a draw would step one ply per
+  // sweep from +-30000 (up to 20,001 sweeps); the values are fixed after a few.
+  const std::string dir = ::testing::TempDir() + "mancala_cli_sweeps_" + std::to_string(getpid());
+  const Outcome g = run("generate --from 'imbelece 2,1,1,2,0x,0x,0x,0x/1,2,2,1,0x,0x,0x,0x S' --max-seeds 12 --out '" +
+                        dir + "' --threads 1 --verbose");
+  ASSERT_EQ(g.code, 0) << g.err;
+  int most = 0, classes = 0;
+  std::istringstream lines(g.out + g.err);
+  for (std::string line; std::getline(lines, line);) {
+    const auto at = line.find(" sweeps ");
+    if (line.rfind("solved ", 0) != 0 || at == std::string::npos) continue;
+    most = std::max(most, std::atoi(line.c_str() + at + 8));
+    ++classes;
+  }
+  EXPECT_GT(classes, 50);
+  EXPECT_LT(most, 100);
+  const Outcome v = run("verify '" + dir + "'");
+  EXPECT_EQ(v.code, 0) << v.out << v.err;
+  EXPECT_NE(v.out.find("every value re-derived from its children"), std::string::npos) << v.out;
+  std::system(("rm -rf '" + dir + "'").c_str());
+}
+
+}  // namespace
