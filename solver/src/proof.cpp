@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <unordered_map>
 
 namespace mancala {
@@ -11,9 +12,21 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Per position: the smallest depth proven true and the largest proven false, for W and L.
+// One predicate at one position: the smallest depth proven true, the largest proven false.
+struct Known {
+  std::int16_t yes = INT16_MAX, no = -1;
+  std::optional<bool> at(int d) const {
+    if (yes <= d) return true;
+    if (no >= d) return false;
+    return std::nullopt;
+  }
+  void record(int d, bool r) {
+    if (r) yes = static_cast<std::int16_t>(std::min<int>(yes, d));
+    else no = static_cast<std::int16_t>(std::max<int>(no, d));
+  }
+};
 struct Bounds {
-  std::int16_t win_yes = INT16_MAX, win_no = -1, loss_yes = INT16_MAX, loss_no = -1;
+  Known win, loss;
 };
 
 struct Stop {};       // time limit: the deepest completed depth stands
@@ -32,28 +45,20 @@ class Prover {
   // W(p, d) and L(q, d) of proof.h, memoised.
   bool win(const Position& p, int d, int ply) {
     if (d <= 0) return false;
-    if (const auto it = tt_.find(p); it != tt_.end()) {
-      if (it->second.win_yes <= d) return true;
-      if (it->second.win_no >= d) return false;
-    }
+    if (const auto known = lookup(p, &Bounds::win, d)) return *known;
     tick();
     std::vector<Child>& kids = kids_at(ply);
     v_->children(p, kids);
     bool r = false;
     for (std::size_t i = 0; i < kids.size() && !r; ++i)
       if (!kids[i].game_over) r = loss(kids[i].next, d - 1, ply + 1);
-    Bounds& b = entry(p);
-    if (r) b.win_yes = static_cast<std::int16_t>(std::min<int>(b.win_yes, d));
-    else b.win_no = static_cast<std::int16_t>(std::max<int>(b.win_no, d));
+    entry(p).win.record(d, r);
     return r;
   }
 
   bool loss(const Position& q, int d, int ply) {
     if (d < 0) return false;
-    if (const auto it = tt_.find(q); it != tt_.end()) {
-      if (it->second.loss_yes <= d) return true;
-      if (it->second.loss_no >= d) return false;
-    }
+    if (const auto known = lookup(q, &Bounds::loss, d)) return *known;
     tick();
     std::vector<Child>& kids = kids_at(ply);
     v_->children(q, kids);
@@ -66,9 +71,7 @@ class Prover {
           r = !kids[i].game_over && win(kids[i].next, d - 1, ply + 1);
       }
     }
-    Bounds& b = entry(q);
-    if (r) b.loss_yes = static_cast<std::int16_t>(std::min<int>(b.loss_yes, d));
-    else b.loss_no = static_cast<std::int16_t>(std::max<int>(b.loss_no, d));
+    entry(q).loss.record(d, r);
     return r;
   }
 
@@ -100,6 +103,10 @@ class Prover {
   double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
  private:
+  std::optional<bool> lookup(const Position& p, Known Bounds::*which, int d) const {
+    const auto it = tt_.find(p);
+    return it == tt_.end() ? std::nullopt : (it->second.*which).at(d);
+  }
   Bounds& entry(const Position& p) {
     if (tt_.size() >= limit_) tt_.clear();  // a cache: every stored bound is a proof, dropping them is safe
     return tt_[p];
