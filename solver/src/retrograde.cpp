@@ -162,7 +162,7 @@ class SweepSolver : SolverBase<Rules> {
     auto out = std::make_shared<ClassValues>(index_, kind_);
     for (Index i = 0; i < n; ++i) {
       const Value l = lo_[static_cast<std::size_t>(i)], h = hi_[static_cast<std::size_t>(i)];
-      out->set(i, outcome(l, h));
+      out->set(i, detail::outcome(l, h));
     }
     return out;
   }
@@ -197,13 +197,11 @@ class SweepSolver : SolverBase<Rules> {
     }
     if (new_lo != new_hi) ++ctx.open;
     if (new_lo == l && new_hi == h) return;
-    if (outcome(new_lo, new_hi) != outcome(l, h)) ctx.value_changed = true;
+    if (detail::outcome(new_lo, new_hi) != detail::outcome(l, h)) ctx.value_changed = true;
     store(lo_[ur], static_cast<S>(new_lo));
     store(hi_[ur], static_cast<S>(new_hi));
     ctx.changed = true;
   }
-
-  static Value outcome(Value lo, Value hi) { return lo > 0 ? lo : hi < 0 ? hi : Value{0}; }
 
   std::vector<S> lo_, hi_;
 };

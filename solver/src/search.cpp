@@ -14,11 +14,10 @@
 #include <mutex>
 #include <new>
 #include <optional>
-#include <queue>
-#include <tuple>
 #include <unordered_map>
 
 #include "mancala/probe.h"
+#include "mancala/solver_support.h"
 #include "mancala/values.h"
 
 namespace mancala {
@@ -436,59 +435,9 @@ struct Searcher::Impl {
     return region_solve(c, q, key, what);
   }
 
-  // Win/loss values of a region by increasing plies (retrograde with one counter per
-  // position): a position is won in d+1 as soon as a move reaches a position lost in d
-  // (smallest first: the winner's shortest), lost in d+1 when its last move is known to
-  // reach a won position, d the largest (the loser's longest); undecided at the end =
-  // draw. Moves leaving the region arrive as known values at their plies.
-  template <class Edge>
-  std::vector<int> win_loss_region(Ctx& c, const std::vector<Position>& pos, const std::vector<std::vector<Edge>>& edges) {
-    const std::size_t n = edges.size();
-    std::vector<std::uint32_t> first(n + 1, 0);
-    for (const auto& es : edges)
-      for (const Edge& e : es)
-        if (e.child >= 0) ++first[static_cast<std::size_t>(e.child) + 1];
-    for (std::size_t i = 0; i < n; ++i) first[i + 1] += first[i];
-    std::vector<std::uint32_t> parents(first[n]);
-    {
-      std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
-      for (std::size_t i = 0; i < n; ++i)
-        for (const Edge& e : edges[i])
-          if (e.child >= 0) parents[fill[static_cast<std::size_t>(e.child)]++] = static_cast<std::uint32_t>(i);
-    }
-    constexpr int kUndecided = INT_MIN;
-    std::vector<int> value(n, kUndecided);
-    std::vector<std::uint32_t> open_moves(n);
-    // Events (plies, position, move value for its mover), smallest plies first.
-    using Event = std::tuple<int, std::uint32_t, int>;
-    std::priority_queue<Event, std::vector<Event>, std::greater<>> queue;
-    for (std::size_t i = 0; i < n; ++i) {
-      open_moves[i] = static_cast<std::uint32_t>(edges[i].size());
-      if (edges[i].empty()) queue.emplace(0, static_cast<std::uint32_t>(i), INT_MAX);  // no move: lost now
-      for (const Edge& e : edges[i])
-        if (e.child < 0 && e.value != 0) queue.emplace(plies_of(static_cast<Value>(e.value)), static_cast<std::uint32_t>(i), e.value);
-    }
-    while (!queue.empty()) {
-      const auto [plies, i, w] = queue.top();
-      queue.pop();
-      if ((++c.nodes & 0xFFFF) == 0) flush(c);
-      if (value[i] != kUndecided) continue;
-      int decided = kUndecided;
-      if (w == INT_MAX) decided = variant->terminal_value(pos[i]);  // no move
-      else if (w > 0) decided = w;
-      else if (--open_moves[i] == 0) decided = w;
-      if (decided == kUndecided) continue;
-      value[i] = decided;
-      const int up = negate_step(static_cast<Value>(decided));
-      for (std::uint32_t k = first[i]; k < first[i + 1]; ++k)
-        if (value[parents[k]] == kUndecided) queue.emplace(plies_of(static_cast<Value>(up)), parents[k], up);
-    }
-    for (int& v : value)
-      if (v == kUndecided) v = 0;
-    return value;
-  }
-
-  // Score values of a region: the bound iteration of retrograde.h from [-B, B].
+  // Values of a region: the bound iteration of retrograde.h from [-B, B], stopped, as
+  // there, at the fixpoint of the values (a drawn cycle's win/loss bounds would step
+  // one ply per sweep from +-kWinValue; the values stop changing long before).
   template <class Edge, class G>
   std::vector<int> bound_iteration(Ctx& c, const ClassKey& key, const std::vector<Position>& pos,
                                    const std::vector<std::vector<Edge>>& edges, G&& g) {
@@ -519,22 +468,29 @@ struct Searcher::Impl {
       hi[i] = b;
       return moved;
     };
+    std::vector<int> value(n);
+    for (std::size_t i = 0; i < n; ++i) value[i] = detail::outcome(lo[i], hi[i]);
     for (bool moved = true; moved;) {
       moved = false;
       for (std::size_t i = 0; i < n; ++i) moved |= sweep(i);
       for (std::size_t i = n; i-- > 0;) moved |= sweep(i);
       flush(c);
+      bool value_moved = false;
+      for (std::size_t i = 0; i < n; ++i) {
+        const int v = detail::outcome(lo[i], hi[i]);
+        value_moved |= v != value[i];
+        value[i] = v;
+      }
+      if (!value_moved) break;
     }
-    std::vector<int> value(n);
-    for (std::size_t i = 0; i < n; ++i) value[i] = lo[i] > 0 ? lo[i] : hi[i] < 0 ? hi[i] : 0;
     return value;
   }
 
   // The positions of class `key` reachable from `root` by moves inside the class
   // (R), every move leaving R valued exactly (tables, memo, or recursively: its
-  // class has fewer seeds or more marks), then, for score games, the bound iteration
-  // of retrograde.h on R: lo/hi from [-B, B] to the fixpoint, v = lo if lo > 0, hi if
-  // hi < 0, else 0; for win/loss games, one pass by increasing plies (win_loss_region).
+  // class has fewer seeds or more marks), then the bound iteration of retrograde.h
+  // on R: lo/hi from [-B, B], v = lo if lo > 0, hi if hi < 0, else 0, stopped at the
+  // fixpoint of the values.
   // R is closed under in-class moves, so every value of R is exact; all go to the memo.
   int region_solve(Ctx& c, const Position& root, const ClassKey& key, const std::string& what) {
     struct Edge {
@@ -597,12 +553,7 @@ struct Searcher::Impl {
       edges.push_back(std::move(out));
     }
     const std::size_t n = pos.size();
-    std::vector<int> final_value;
-    if (kind == GameKind::WinLoss) {
-      final_value = win_loss_region(c, pos, edges);
-    } else {
-      final_value = bound_iteration(c, key, pos, edges, g);
-    }
+    const std::vector<int> final_value = bound_iteration(c, key, pos, edges, g);
     const ClassIndex& idx = index_of(key);
     {
       std::lock_guard lock(memo_mu);

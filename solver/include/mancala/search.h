@@ -42,10 +42,8 @@
 //      lo <- max over moves g(lo or hi of the child),  hi likewise, from [-B, B],
 //      v = lo if lo > 0,  hi if hi < 0,  0 otherwise (endless play),
 //
-//    (win/loss games: one pass by increasing plies over parent lists instead, since
-//    the bounds would step one ply per sweep: a position is won in d+1 by its first
-//    move to a position lost in d, lost in d+1 when its last move to a won position
-//    is known, drawn if never decided),
+//    stopped, as the table sweeps are, once a sweep changes no value v (the bounds
+//    of a drawn win/loss cycle would step one ply per sweep from +-kWinValue),
 //
 //    exact for every position of R, since R is closed under in-class moves. All of R
 //    goes to a memo (keyed by class rank, exact); memory is bounded by tt_bytes

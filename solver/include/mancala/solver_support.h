@@ -28,6 +28,10 @@ constexpr Value kNoExit = INT16_MIN;  // "no move leaves the class"
 struct Bounds {
   Value lo, hi;
 };
+// The value that bounds lo <= v <= hi give at the fixpoint of the sweeps (retrograde.h):
+// a forced result where one is proven, endless play (0 / draw) otherwise.
+inline Value outcome(int lo, int hi) { return static_cast<Value>(lo > 0 ? lo : hi < 0 ? hi : 0); }
+
 inline Bounds next_bounds(Value base, Value best_lo, Value best_hi, bool first, Value l, Value h) {
   Bounds b{best_lo == kNoExit ? base : std::max(base, best_lo), best_lo == kNoExit ? base : std::max(base, best_hi)};
   if (!first) {
