@@ -9,6 +9,7 @@
 #include "mancala/probe.h"
 #include "mancala/proof.h"
 #include "mancala/search.h"
+#include "mancala/strategy.h"
 
 namespace mancala::cli {
 
@@ -44,6 +45,11 @@ void print_help() {
       "                  plies by depth-bounded search instead (no tables, no region\n"
       "                  enumeration); exact when it finds one, else it proves that\n"
       "                  neither side forces a result within D plies\n"
+      "  --strategy      win/loss games (imbelece): decide win / draw / loss by strategy\n"
+      "                  proofs (each side's strategy that never loses, checked against\n"
+      "                  every reply of the other side; a draw when both exist); no\n"
+      "                  plies. --tt-mb bounds each proof's graph (about 56 bytes a\n"
+      "                  position)\n"
       "  --json          one JSON object: position, value, pv (move labels), pv_end,\n"
       "                  moves [{move, value}] best first, pv_margin (the pv replayed by\n"
       "                  the rules engine: what the line is worth; pv_plies for\n"
@@ -57,7 +63,8 @@ void print_help() {
       "  mancala-tb generate kalah:4:empty --max-seeds 14 --out tb/\n"
       "  mancala-tb solve kalah:4:empty --per-pit 4 --tables tb/      Kalah(4,4)\n"
       "  mancala-tb solve oware 0,0,3,0,1,2/1,2,0,0,4,1 S --tables tb/\n"
-      "  mancala-tb solve imbelece --per-pit 1 --max-plies 16       no forced win within 16 plies\n");
+      "  mancala-tb solve imbelece --per-pit 1 --max-plies 16       no forced win within 16 plies\n"
+      "  mancala-tb solve imbelece --per-pit 1 --strategy --tt-mb 16000   win, draw or loss\n");
 }
 
 // Replays the principal variation with the rules engine, move by move from `root`
@@ -139,6 +146,62 @@ int prove(const VariantPtr& v, const ParsedPosition& pp, int max_plies, int tt_m
   return 0;
 }
 
+// solve --strategy: win / draw / loss by two strategy proofs (strategy.h).
+int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_limit, bool json) {
+  SafetyOptions opt;
+  opt.memory_bytes = static_cast<std::uint64_t>(std::max(tt_mb, 1)) << 20;
+  opt.time_limit = time_limit;
+  opt.cancel = &g_cancel;
+  std::signal(SIGINT, on_solve_signal);
+  Progress bar(stderr_is_terminal());
+  opt.progress = [&](const SafetyProgress& s) {
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "%.3g positions, %.3g expanded, %.3g pending, %.3g lost for the defender, %.0f s",
+                  static_cast<double>(s.positions), static_cast<double>(s.expanded), static_cast<double>(s.pending),
+                  static_cast<double>(s.attractor), s.seconds);
+    bar.show(buf, s.expanded, s.expanded + s.pending);
+  };
+  auto r = decide_win_loss(v, pp.position, opt);
+  bar.finish();
+  if (!r) {
+    if (r.error().code == SearchError::Cancelled) {
+      std::fprintf(stderr, "mancala-tb solve: interrupted\n");
+      return 130;
+    }
+    throw UsageError(r.error().message);
+  }
+  const std::string pos = format_position(*v, pp.position, pp.side);
+  const char* outcome = r->outcome == WinLossDecision::Win ? "win" : r->outcome == WinLossDecision::Loss ? "loss" : "draw";
+  const char mover = side_char(pp.side), other = side_char(opposite(pp.side));
+  auto proof_json = [](const SafetyResult& s) {
+    std::ostringstream o;
+    o << "{\"outcome\":\"" << (s.outcome == SafetyResult::Safe ? "safe" : "lost") << "\",\"certificate\":" << s.certificate
+      << ",\"positions\":" << s.positions << ",\"expanded\":" << s.expanded << ",\"rechosen\":" << s.rechosen
+      << ",\"seconds\":" << s.seconds << "}";
+    return o.str();
+  };
+  const bool both = r->outcome != WinLossDecision::Loss;
+  if (json) {
+    std::printf("{\"position\":\"%s\",\"value\":\"%s\",\"method\":\"strategy\",\"mover\":%s", json_escape(pos).c_str(),
+                outcome, proof_json(r->mover).c_str());
+    if (both) std::printf(",\"opponent\":%s", proof_json(r->opponent).c_str());
+    std::printf("}\n");
+    return 0;
+  }
+  auto line = [&](char side, const SafetyResult& s) {
+    if (s.outcome == SafetyResult::Safe)
+      std::printf("  %c never loses: a strategy checked against every reply, %llu positions", side,
+                  static_cast<unsigned long long>(s.certificate));
+    else
+      std::printf("  %c loses: every defence of %c was tried", side, side);
+    std::printf(" (%llu in the proof graph, %.1f s)\n", static_cast<unsigned long long>(s.positions), s.seconds);
+  };
+  std::printf("%s\n  value %s (proved by strategies; plies: solve --max-plies)\n", pos.c_str(), outcome);
+  line(mover, r->mover);
+  if (both) line(other, r->opponent);
+  return 0;
+}
+
 }  // namespace
 
 int cmd_solve(Args& a) {
@@ -154,6 +217,7 @@ int cmd_solve(Args& a) {
   const bool json = a.flag("json");
   const bool no_pv = a.flag("no-pv");
   const int max_plies = a.int_option("max-plies", -1, 0, 2000);
+  const bool strategy = a.flag("strategy");
   const auto w = a.rest();
   if (w.empty()) throw UsageError("solve needs a VARIANT (see --help)");
   const VariantPtr v = variant_or_throw(w[0]);
@@ -168,6 +232,8 @@ int cmd_solve(Args& a) {
     pp = position_or_throw(v, std::vector<std::string>(w.begin() + 1, w.end()));
   }
 
+  if (strategy && max_plies >= 0) throw UsageError("give either --strategy or --max-plies");
+  if (strategy) return decide(v, pp, tt_mb, time_limit, json);
   if (max_plies >= 0) return prove(v, pp, max_plies, tt_mb, time_limit, json);
 
   SearchOptions opt;
