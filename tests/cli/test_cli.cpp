@@ -220,6 +220,30 @@ TEST(Cli, SolveMaxPliesProvesWinLoss) {
   EXPECT_NE(r.err.find("scored by seeds"), std::string::npos) << r.err;
 }
 
+TEST(Cli, SolveStrategyDecidesWinDrawLoss) {
+  // Won for the side to move (19 plies above): North never loses, South does.
+  Outcome r = run("solve imbelece 0,3,0,3,0x,0x,0x,0x/3,0,3,3,0x,0x,0x,0x N --strategy");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("value win in 19 plies"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("N never loses: a strategy checked against every reply"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("S loses"), std::string::npos) << r.out;
+  // The 16-seed root of results/reachable.md is a draw: both proofs hold.
+  r = run("solve imbelece 2,2,2,2,0x,0x,0x,0x/2,2,2,2,0x,0x,0x,0x S --strategy --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"value\":\"draw\",\"method\":\"strategy\",\"mover\":{\"outcome\":\"safe\""), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"opponent\":{\"outcome\":\"safe\""), std::string::npos) << r.out;
+  // One line for each misuse.
+  r = run("solve imbelece --per-pit 1 --strategy --max-plies 4");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("either --strategy or --max-plies"), std::string::npos) << r.err;
+  r = run("solve oware --per-pit 1 --strategy");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("scored by seeds"), std::string::npos) << r.err;
+  r = run("solve imbelece --per-pit 1 --strategy --tt-mb 1");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("raise --tt-mb"), std::string::npos) << r.err;
+}
+
 }  // namespace
 
 namespace {

@@ -81,8 +81,15 @@ Progress::Progress(bool enabled) : enabled_(enabled), start_(std::chrono::steady
 Progress::~Progress() { finish(); }
 
 void Progress::show(const std::string& label, std::uint64_t done, std::uint64_t total) {
-  if (!enabled_) return;
   const auto now = std::chrono::steady_clock::now();
+  if (!enabled_) {  // stderr is a log file: one plain line a minute on long jobs
+    if (now - last_ < std::chrono::seconds(60)) return;
+    last_ = now;
+    std::fprintf(stderr, "mancala-tb: %s (%llu of %llu)\n", label.c_str(), static_cast<unsigned long long>(done),
+                 static_cast<unsigned long long>(total));
+    std::fflush(stderr);
+    return;
+  }
   if (label != label_) {
     label_ = label;
     start_ = now;

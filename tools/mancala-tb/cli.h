@@ -43,6 +43,7 @@ ParsedPosition position_or_throw(const VariantPtr& v, const std::vector<std::str
 // Progress on a terminal (stderr is a tty), silent otherwise.
 class Progress {
  public:
+  // enabled: a bar redrawn in place (stderr is a terminal); else a plain line a minute.
   explicit Progress(bool enabled);
   ~Progress();
   void show(const std::string& label, std::uint64_t done, std::uint64_t total);

@@ -47,9 +47,9 @@ void print_help() {
       "                  neither side forces a result within D plies\n"
       "  --strategy      win/loss games (imbelece): decide win / draw / loss by strategy\n"
       "                  proofs (each side's strategy that never loses, checked against\n"
-      "                  every reply of the other side; a draw when both exist); no\n"
-      "                  plies. --tt-mb bounds each proof's graph (about 56 bytes a\n"
-      "                  position)\n"
+      "                  every reply of the other side; a draw when both exist), then\n"
+      "                  the plies of a win or loss by the depth-bounded proof.\n"
+      "                  --tt-mb bounds each proof's graph (about 56 bytes a position)\n"
       "  --json          one JSON object: position, value, pv (move labels), pv_end,\n"
       "                  moves [{move, value}] best first, pv_margin (the pv replayed by\n"
       "                  the rules engine: what the line is worth; pv_plies for\n"
@@ -170,6 +170,18 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
     }
     throw UsageError(r.error().message);
   }
+  // A forced result: its plies by the depth-bounded proof (iterative deepening ends,
+  // as the result is forced), within what is left of the time limit.
+  std::optional<ProofResult> plies;
+  if (r->outcome != WinLossDecision::Draw) {
+    ProofOptions po;
+    po.max_plies = 2000;
+    po.tt_bytes = opt.memory_bytes;
+    po.cancel = &g_cancel;
+    const double used = r->mover.seconds + r->opponent.seconds;
+    po.time_limit = time_limit > 0 ? std::max(1.0, time_limit - used) : 0;
+    if (auto p = prove_within(v, pp.position, po); p && p->outcome != ProofResult::Open) plies = *p;
+  }
   const std::string pos = format_position(*v, pp.position, pp.side);
   const char* outcome = r->outcome == WinLossDecision::Win ? "win" : r->outcome == WinLossDecision::Loss ? "loss" : "draw";
   const char mover = side_char(pp.side), other = side_char(opposite(pp.side));
@@ -182,8 +194,9 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
   };
   const bool both = r->outcome != WinLossDecision::Loss;
   if (json) {
-    std::printf("{\"position\":\"%s\",\"value\":\"%s\",\"method\":\"strategy\",\"mover\":%s", json_escape(pos).c_str(),
-                outcome, proof_json(r->mover).c_str());
+    std::printf("{\"position\":\"%s\",\"value\":\"%s\",", json_escape(pos).c_str(), outcome);
+    if (plies) std::printf("\"depth\":%d,", plies->plies);
+    std::printf("\"method\":\"strategy\",\"mover\":%s", proof_json(r->mover).c_str());
     if (both) std::printf(",\"opponent\":%s", proof_json(r->opponent).c_str());
     std::printf("}\n");
     return 0;
@@ -196,7 +209,13 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
       std::printf("  %c loses: every defence of %c was tried", side, side);
     std::printf(" (%llu in the proof graph, %.1f s)\n", static_cast<unsigned long long>(s.positions), s.seconds);
   };
-  std::printf("%s\n  value %s (proved by strategies; plies: solve --max-plies)\n", pos.c_str(), outcome);
+  if (plies)
+    std::printf("%s\n  value %s in %d plies (proved by strategies; plies by the depth-bounded proof)\n", pos.c_str(), outcome,
+                plies->plies);
+  else if (r->outcome == WinLossDecision::Draw)
+    std::printf("%s\n  value draw (proved by strategies: neither side can force a win)\n", pos.c_str());
+  else
+    std::printf("%s\n  value %s (proved by strategies; the time limit stopped the count of plies)\n", pos.c_str(), outcome);
   line(mover, r->mover);
   if (both) line(other, r->opponent);
   return 0;

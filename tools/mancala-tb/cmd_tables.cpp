@@ -73,7 +73,8 @@ int cmd_generate(Args& a) {
         "                 needs un-moves (Oware, Kalah); both give identical tables\n\n"
         "Resumable: a class whose file is complete and checks out is loaded, not solved\n"
         "again; files are written atomically, so an interrupted run (Ctrl-C, kill -9)\n"
-        "restarts with the class it was solving. Progress is drawn on a terminal only.\n\n"
+        "restarts with the class it was solving. Progress is drawn on a terminal; in a\n"
+        "log, a line a minute on long classes.\n\n"
         "example: mancala-tb generate oware --max-seeds 12 --out tb/\n");
     return 0;
   }
@@ -315,13 +316,13 @@ int cmd_info(Args& a) {
       for (const auto& k : keys) {
         auto t = tb->table(**v, k);
         if (!t) continue;
-        auto bytes = (*t)->read_all();
-        if (!bytes) throw std::runtime_error(bytes.error().message);
+        auto data = (*t)->read_all();
+        if (!data) throw std::runtime_error(data.error().message);
         Row& r = rows[k.seeds];
-        const std::uint32_t w = (*t)->header().value_width;
-        for (std::size_t i = 0; i + w <= bytes->size(); i += w) {
-          const Value x = w == 1 ? static_cast<Value>(static_cast<std::int8_t>((*bytes)[i]))
-                                 : static_cast<Value>(static_cast<std::uint16_t>((*bytes)[i] | ((*bytes)[i + 1] << 8)));
+        const std::uint32_t width = (*t)->header().value_width;
+        for (std::size_t i = 0; i + width <= data->size(); i += width) {
+          const Value x = width == 1 ? static_cast<Value>(static_cast<std::int8_t>((*data)[i]))
+                                     : static_cast<Value>(static_cast<std::uint16_t>((*data)[i] | ((*data)[i + 1] << 8)));
           ++r.n;
           (x > 0 ? r.won : x < 0 ? r.lost : r.drawn) += 1;
           const int mag = (*v)->kind() == GameKind::Score ? std::abs(x) : plies_of(x);
