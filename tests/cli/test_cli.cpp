@@ -232,7 +232,14 @@ TEST(Cli, SolveStrategyDecidesWinDrawLoss) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("\"value\":\"draw\",\"method\":\"strategy\",\"mover\":{\"outcome\":\"safe\""), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"opponent\":{\"outcome\":\"safe\""), std::string::npos) << r.out;
+  // One proof only: South, to move second here, cannot avoid the loss.
+  r = run("solve imbelece 0,3,0,3,0x,0x,0x,0x/3,0,3,3,0x,0x,0x,0x N --strategy --defender S --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"defender\":\"S\",\"outcome\":\"lost\""), std::string::npos) << r.out;
   // One line for each misuse.
+  r = run("solve imbelece --per-pit 1 --strategy --defender W");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--defender must be S or N"), std::string::npos) << r.err;
   r = run("solve imbelece --per-pit 1 --strategy --max-plies 4");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("either --strategy or --max-plies"), std::string::npos) << r.err;

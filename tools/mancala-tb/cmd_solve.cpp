@@ -50,6 +50,7 @@ void print_help() {
       "                  every reply of the other side; a draw when both exist), then\n"
       "                  the plies of a win or loss by the depth-bounded proof.\n"
       "                  --tt-mb bounds each proof's graph (about 56 bytes a position)\n"
+      "  --defender S|N  with --strategy: only the proof that this side never loses\n"
       "  --json          one JSON object: position, value, pv (move labels), pv_end,\n"
       "                  moves [{move, value}] best first, pv_margin (the pv replayed by\n"
       "                  the rules engine: what the line is worth; pv_plies for\n"
@@ -147,7 +148,7 @@ int prove(const VariantPtr& v, const ParsedPosition& pp, int max_plies, int tt_m
 }
 
 // solve --strategy: win / draw / loss by two strategy proofs (strategy.h).
-int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_limit, bool json) {
+int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_limit, bool json, std::optional<Side> only) {
   SafetyOptions opt;
   opt.memory_bytes = static_cast<std::uint64_t>(std::max(tt_mb, 1)) << 20;
   opt.time_limit = time_limit;
@@ -161,6 +162,30 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
                   static_cast<double>(s.attractor), s.seconds);
     bar.show(buf, s.expanded, s.expanded + s.pending);
   };
+  if (only) {  // one proof: can this side avoid losing?
+    auto one = prove_safe(v, pp.position, *only == pp.side, opt);
+    bar.finish();
+    if (!one) {
+      if (one.error().code == SearchError::Cancelled) {
+        std::fprintf(stderr, "mancala-tb solve: interrupted\n");
+        return 130;
+      }
+      throw UsageError(one.error().message);
+    }
+    const bool safe = one->outcome == SafetyResult::Safe;
+    const std::string pos = format_position(*v, pp.position, pp.side);
+    if (json) {
+      std::printf("{\"position\":\"%s\",\"defender\":\"%c\",\"outcome\":\"%s\",\"certificate\":%llu,\"positions\":%llu,\"seconds\":%g}\n",
+                  json_escape(pos).c_str(), side_char(*only), safe ? "safe" : "lost",
+                  static_cast<unsigned long long>(one->certificate), static_cast<unsigned long long>(one->positions), one->seconds);
+      return 0;
+    }
+    std::printf("%s\n  %c %s (%llu positions in the proof graph, %.1f s)\n", pos.c_str(), side_char(*only),
+                safe ? ("never loses: a draw or a win for it; certificate of " + std::to_string(one->certificate) + " positions").c_str()
+                     : "loses: every defence was tried",
+                static_cast<unsigned long long>(one->positions), one->seconds);
+    return 0;
+  }
   auto r = decide_win_loss(v, pp.position, opt);
   bar.finish();
   if (!r) {
@@ -237,6 +262,7 @@ int cmd_solve(Args& a) {
   const bool no_pv = a.flag("no-pv");
   const int max_plies = a.int_option("max-plies", -1, 0, 2000);
   const bool strategy = a.flag("strategy");
+  const auto defender_s = a.option("defender");
   const auto w = a.rest();
   if (w.empty()) throw UsageError("solve needs a VARIANT (see --help)");
   const VariantPtr v = variant_or_throw(w[0]);
@@ -252,7 +278,13 @@ int cmd_solve(Args& a) {
   }
 
   if (strategy && max_plies >= 0) throw UsageError("give either --strategy or --max-plies");
-  if (strategy) return decide(v, pp, tt_mb, time_limit, json);
+  std::optional<Side> defender;
+  if (defender_s) {
+    if (!strategy) throw UsageError("--defender goes with --strategy");
+    if (*defender_s != "S" && *defender_s != "N") throw UsageError("--defender must be S or N, got '" + *defender_s + "'");
+    defender = *defender_s == "S" ? Side::South : Side::North;
+  }
+  if (strategy) return decide(v, pp, tt_mb, time_limit, json, defender);
   if (max_plies >= 0) return prove(v, pp, max_plies, tt_mb, time_limit, json);
 
   SearchOptions opt;
