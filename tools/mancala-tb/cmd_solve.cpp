@@ -49,7 +49,7 @@ void print_help() {
       "                  proofs (each side's strategy that never loses, checked against\n"
       "                  every reply of the other side; a draw when both exist), then\n"
       "                  the plies of a win or loss by the depth-bounded proof.\n"
-      "                  --tt-mb bounds each proof's graph (about 56 bytes a position)\n"
+      "                  --tt-mb bounds each proof's graph (about 70 bytes a position)\n"
       "  --defender S|N  with --strategy: only the proof that this side never loses\n"
       "  --json          one JSON object: position, value, pv (move labels), pv_end,\n"
       "                  moves [{move, value}] best first, pv_margin (the pv replayed by\n"
