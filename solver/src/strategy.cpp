@@ -135,6 +135,10 @@ class SafetyGame {
       pending_.pop_back();
       state_[u] = static_cast<std::uint8_t>(state_[u] & ~kQueued);
       if (state_[u] & kExpanded) continue;
+      if (u != root && !wanted(u)) {  // queued again if a new parent wants it
+        ++skipped_;
+        continue;
+      }
       expand(u);
     }
     SafetyResult r;
@@ -144,6 +148,7 @@ class SafetyGame {
     r.expanded = expanded_;
     r.rechosen = rechosen_;
     r.attractor = attractor_;
+    r.skipped = skipped_;
     r.seconds = seconds();
     return r;
   }
@@ -191,6 +196,19 @@ class SafetyGame {
     eparent_.push_back(parent);
     enext_.push_back(head_[child]);
     head_[child] = static_cast<std::uint32_t>(eparent_.size() - 1);
+  }
+
+  // Whether some parent still needs u: an attacker parent not in A, or a defender
+  // parent whose strategy move leads to u. A position reached only from positions
+  // already lost for the defender, or from strategy moves since made again, is left
+  // unexpanded (a later link queues it again).
+  bool wanted(std::uint32_t u) const {
+    for (std::uint32_t e = head_[u]; e != kNone; e = enext_[e]) {
+      const std::uint32_t p = eparent_[e];
+      if (state_[p] & kAttr) continue;
+      if (!(state_[p] & kDefender) || chosen_[p] == u) return true;
+    }
+    return false;
   }
 
   void queue(std::uint32_t id) {
@@ -343,7 +361,7 @@ class SafetyGame {
   std::vector<std::uint32_t> eparent_, enext_;
   std::vector<std::uint32_t> pending_, rechoose_, work_;
   std::vector<Child> kids_, probe_;
-  std::uint64_t expanded_ = 0, rechosen_ = 0, attractor_ = 0;
+  std::uint64_t expanded_ = 0, rechosen_ = 0, attractor_ = 0, skipped_ = 0;
   Clock::time_point start_;
 };
 

@@ -213,7 +213,8 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
   auto proof_json = [](const SafetyResult& s) {
     std::ostringstream o;
     o << "{\"outcome\":\"" << (s.outcome == SafetyResult::Safe ? "safe" : "lost") << "\",\"certificate\":" << s.certificate
-      << ",\"positions\":" << s.positions << ",\"expanded\":" << s.expanded << ",\"rechosen\":" << s.rechosen
+      << ",\"positions\":" << s.positions << ",\"expanded\":" << s.expanded << ",\"skipped\":" << s.skipped
+      << ",\"rechosen\":" << s.rechosen
       << ",\"seconds\":" << s.seconds << "}";
     return o.str();
   };

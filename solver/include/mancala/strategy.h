@@ -30,10 +30,13 @@
 // exact: every position of A is lost for the defender. When the strategy's move of a
 // defender position enters A, the position chooses again among its moves not in A
 // (or enters A itself). Each position keeps a list of the positions that reached it
-// (its parents), so entering A propagates upwards at once. The search stops when p is
-// in A (Lost), or when no position is left to expand and no choice is left to remake:
-// then the positions reachable from p by the strategy's moves and all attacker moves
-// are the certificate (Safe), which is walked once more with the rules to check it.
+// (its parents), so entering A propagates upwards at once; a position whose parents
+// are all in A, or chose another move since, is not expanded (until a parent wants it
+// again: that halves the graph of the 20-seed root of results/reachable.md). The
+// search stops when p is in A (Lost), or when no position is left to expand and no
+// choice is left to remake: then the positions reachable from p by the strategy's
+// moves and all attacker moves are the certificate (Safe), which is walked once more
+// with the rules to check it.
 //
 // Memory: about 70 bytes a position of the graph (a 16-byte key, 1.5 hash slots,
 // parent links, the strategy move; measured 18.5 GB for 260 M positions), bounded by
@@ -61,6 +64,7 @@ struct SafetyResult {
   std::uint64_t expanded = 0;     // positions whose moves were generated
   std::uint64_t rechosen = 0;     // strategy moves made again (their position entered A)
   std::uint64_t attractor = 0;    // positions proven lost for the defender
+  std::uint64_t skipped = 0;      // positions left unexpanded: no parent needed them any more
   double seconds = 0;
 };
 
