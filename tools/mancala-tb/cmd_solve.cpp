@@ -24,6 +24,17 @@ std::string value_json(GameKind kind, Value v) {
   return std::to_string(v);
 }
 
+// A search that failed: 130 after Ctrl-C, else the error as one line (exit 2, or 1
+// when `usage` is false: a failure of the search itself, not of the request).
+int search_failed(const SearchError& e, bool usage = true) {
+  if (e.code == SearchError::Cancelled) {
+    std::fprintf(stderr, "mancala-tb solve: interrupted\n");
+    return 130;
+  }
+  if (usage) throw UsageError(e.message);
+  throw std::runtime_error(e.message);
+}
+
 void print_help() {
   std::printf(
       "usage: mancala-tb solve VARIANT [PITS SIDE [FLAGS]] [--tables DIR] [--per-pit N]\n"
@@ -111,13 +122,7 @@ int prove(const VariantPtr& v, const ParsedPosition& pp, int max_plies, int tt_m
   };
   auto r = prove_within(v, pp.position, opt);
   bar.finish();
-  if (!r) {
-    if (r.error().code == SearchError::Cancelled) {
-      std::fprintf(stderr, "mancala-tb solve: interrupted\n");
-      return 130;
-    }
-    throw UsageError(r.error().message);
-  }
+  if (!r) return search_failed(r.error());
   const std::string pos = format_position(*v, pp.position, pp.side);
   const char* outcome = r->outcome == ProofResult::Win ? "win" : r->outcome == ProofResult::Loss ? "loss" : "open";
   std::vector<std::string> pv;
@@ -165,13 +170,7 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
   if (only) {  // one proof: can this side avoid losing?
     auto one = prove_safe(v, pp.position, *only == pp.side, opt);
     bar.finish();
-    if (!one) {
-      if (one.error().code == SearchError::Cancelled) {
-        std::fprintf(stderr, "mancala-tb solve: interrupted\n");
-        return 130;
-      }
-      throw UsageError(one.error().message);
-    }
+    if (!one) return search_failed(one.error());
     const bool safe = one->outcome == SafetyResult::Safe;
     const std::string pos = format_position(*v, pp.position, pp.side);
     if (json) {
@@ -188,13 +187,7 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
   }
   auto r = decide_win_loss(v, pp.position, opt);
   bar.finish();
-  if (!r) {
-    if (r.error().code == SearchError::Cancelled) {
-      std::fprintf(stderr, "mancala-tb solve: interrupted\n");
-      return 130;
-    }
-    throw UsageError(r.error().message);
-  }
+  if (!r) return search_failed(r.error());
   // A forced result: its plies by the depth-bounded proof (iterative deepening ends,
   // as the result is forced), within what is left of the time limit.
   std::optional<ProofResult> plies;
@@ -311,13 +304,7 @@ int cmd_solve(Args& a) {
   if (!searcher) throw UsageError(searcher.error().message);
   auto r = (*searcher)->solve(pp.position);
   bar.finish();
-  if (!r) {
-    if (r.error().code == SearchError::Cancelled) {
-      std::fprintf(stderr, "mancala-tb solve: interrupted\n");
-      return 130;
-    }
-    throw std::runtime_error(r.error().message);
-  }
+  if (!r) return search_failed(r.error(), false);
   const std::string pos = format_position(*v, pp.position, pp.side);
   // The principal variation with the side that plays each move.
   std::vector<std::string> pv;
