@@ -237,18 +237,17 @@ TEST(Cli, SolveStrategyDecidesWinDrawLoss) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("\"defender\":\"S\",\"outcome\":\"lost\""), std::string::npos) << r.out;
   // One line for each misuse.
-  r = run("solve imbelece --per-pit 1 --strategy --defender W");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--defender must be S or N"), std::string::npos) << r.err;
-  r = run("solve imbelece --per-pit 1 --strategy --max-plies 4");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("either --strategy or --max-plies"), std::string::npos) << r.err;
-  r = run("solve oware --per-pit 1 --strategy");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("scored by seeds"), std::string::npos) << r.err;
-  r = run("solve imbelece --per-pit 1 --strategy --tt-mb 1");
-  EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("raise --tt-mb"), std::string::npos) << r.err;
+  const std::pair<const char*, const char*> misuses[] = {
+      {"solve imbelece --per-pit 1 --strategy --defender W", "--defender must be S or N"},
+      {"solve imbelece --per-pit 1 --strategy --max-plies 4", "either --strategy or --max-plies"},
+      {"solve oware --per-pit 1 --strategy", "scored by seeds"},
+      {"solve imbelece --per-pit 1 --strategy --tt-mb 1", "raise --tt-mb"},
+  };
+  for (const auto& [args, says] : misuses) {
+    r = run(args);
+    EXPECT_EQ(r.code, 2) << args;
+    EXPECT_NE(r.err.find(says), std::string::npos) << args << ": " << r.err;
+  }
 }
 
 }  // namespace

@@ -4,30 +4,19 @@
 // the search's win/loss region retrograde gives the tables' values too.
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <random>
 
-#include "mancala/generate.h"
-#include "mancala/notation.h"
-#include "mancala/probe.h"
 #include "mancala/proof.h"
+#include "mancala/notation.h"
+#include "solver/reachable_tables.h"
 
 namespace mancala {
 namespace {
 
 TEST(Proof, AgreesWithReachableTables) {
   const VariantPtr v = *make_variant("imbelece");
-  const auto root = parse_position(v, "2,1,1,2,0x,0x,0x,0x/1,2,2,1,0x,0x,0x,0x S");
-  ASSERT_TRUE(root) << root.error();
-  const auto dir = std::filesystem::temp_directory_path() / ("mancala_test_proof_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  GenerateOptions opt;
-  opt.max_seeds = 12;
-  opt.out = dir;
-  opt.threads = 2;
-  ASSERT_TRUE(generate_reachable(*v, root->position, opt));
-  auto tb = Tablebase::open(dir);
-  ASSERT_TRUE(tb);
+  testing_support::ReachableTables tables;
+  ASSERT_NO_FATAL_FAILURE(tables.build(v, "2,1,1,2,0x,0x,0x,0x/1,2,2,1,0x,0x,0x,0x S", 12, "proof"));
 
   // The search (region retrograde for win/loss, search.h) must give the same values.
   SearchOptions so;
@@ -40,10 +29,10 @@ TEST(Proof, AgreesWithReachableTables) {
   std::mt19937 rng(7);
   int compared = 0, decided = 0, open = 0;
   for (int game = 0; game < 8; ++game) {
-    Position p = root->position;
+    Position p = tables.root();
     std::vector<Child> kids;
     for (int ply = 0; ply < 30; ++ply) {
-      const auto t = (*tb)->value(*v, p);
+      const auto t = tables.tables().value(*v, p);
       ASSERT_TRUE(t) << t.error().message;
       ProofOptions po;
       po.max_plies = kBound;
@@ -77,7 +66,6 @@ TEST(Proof, AgreesWithReachableTables) {
   RecordProperty("open", open);
   EXPECT_GT(decided, 20);
   EXPECT_GT(open, 5);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Proof, ErrorsAndLimits) {

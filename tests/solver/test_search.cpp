@@ -29,10 +29,18 @@ struct TableDirs {
   fs::path full, part;
 };
 const TableDirs& tables_for(const std::string& spec, int full, int part) {
+  static const fs::path suite = fs::temp_directory_path() / ("mancala_test_search_" + std::to_string(::getpid()));
+  struct RemoveAtExit {
+    ~RemoveAtExit() {
+      std::error_code ec;
+      fs::remove_all(suite, ec);
+    }
+  };
+  static RemoveAtExit cleanup;
   static std::map<std::string, TableDirs> made;
   auto it = made.find(spec);
   if (it != made.end()) return it->second;
-  const fs::path root = fs::temp_directory_path() / ("mancala_test_search_" + std::to_string(::getpid())) / spec;
+  const fs::path root = suite / spec;
   TableDirs d{root / "full", root / "part"};
   fs::create_directories(d.full);
   fs::create_directories(d.part);

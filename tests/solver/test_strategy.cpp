@@ -3,13 +3,11 @@
 // both directions (each side's "never loses" proof).
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <random>
 
-#include "mancala/generate.h"
-#include "mancala/notation.h"
-#include "mancala/probe.h"
 #include "mancala/strategy.h"
+#include "mancala/notation.h"
+#include "solver/reachable_tables.h"
 
 namespace mancala {
 namespace {
@@ -22,25 +20,16 @@ SafetyOptions small_budget() {
 
 TEST(Strategy, AgreesWithReachableTables) {
   const VariantPtr v = *make_variant("imbelece");
-  const auto root = parse_position(v, "2,2,2,2,0x,0x,0x,0x/2,2,2,2,0x,0x,0x,0x S");
-  ASSERT_TRUE(root) << root.error();
-  const auto dir = std::filesystem::temp_directory_path() / ("mancala_test_strategy_" + std::to_string(::getpid()));
-  std::filesystem::remove_all(dir);
-  GenerateOptions opt;
-  opt.max_seeds = 16;
-  opt.out = dir;
-  opt.threads = 2;
-  ASSERT_TRUE(generate_reachable(*v, root->position, opt));
-  auto tb = Tablebase::open(dir);
-  ASSERT_TRUE(tb);
+  testing_support::ReachableTables tables;
+  ASSERT_NO_FATAL_FAILURE(tables.build(v, "2,2,2,2,0x,0x,0x,0x/2,2,2,2,0x,0x,0x,0x S", 16, "strategy"));
 
   std::mt19937 rng(11);
   int won = 0, drawn = 0, lost = 0;
   for (int game = 0; game < 12; ++game) {
-    Position p = root->position;
+    Position p = tables.root();
     std::vector<Child> kids;
     for (int ply = 0; ply < 40; ++ply) {
-      const auto t = (*tb)->value(*v, p);
+      const auto t = tables.tables().value(*v, p);
       ASSERT_TRUE(t) << t.error().message;
       const auto d = decide_win_loss(v, p, small_budget());
       ASSERT_TRUE(d) << d.error().message;
@@ -63,7 +52,6 @@ TEST(Strategy, AgreesWithReachableTables) {
   EXPECT_GT(won, 10);
   EXPECT_GT(drawn, 10);
   EXPECT_GT(lost, 10);
-  std::filesystem::remove_all(dir);
 }
 
 TEST(Strategy, ErrorsAndLimits) {
