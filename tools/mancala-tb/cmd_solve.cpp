@@ -152,6 +152,23 @@ int prove(const VariantPtr& v, const ParsedPosition& pp, int max_plies, int tt_m
   return 0;
 }
 
+// One strategy proof (strategy.h) as JSON fields (no braces) and as a line of text.
+std::string safety_fields(const SafetyResult& s) {
+  std::ostringstream o;
+  o << "\"outcome\":\"" << (s.outcome == SafetyResult::Safe ? "safe" : "lost") << "\",\"certificate\":" << s.certificate
+    << ",\"positions\":" << s.positions << ",\"expanded\":" << s.expanded << ",\"skipped\":" << s.skipped
+    << ",\"rechosen\":" << s.rechosen << ",\"seconds\":" << s.seconds;
+  return o.str();
+}
+void print_safety(char side, const SafetyResult& s) {
+  if (s.outcome == SafetyResult::Safe)
+    std::printf("  %c never loses: a strategy checked against every reply, %llu positions", side,
+                static_cast<unsigned long long>(s.certificate));
+  else
+    std::printf("  %c loses: every defence of %c was tried", side, side);
+  std::printf(" (%llu in the proof graph, %.1f s)\n", static_cast<unsigned long long>(s.positions), s.seconds);
+}
+
 // solve --strategy: win / draw / loss by two strategy proofs (strategy.h).
 int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_limit, bool json, std::optional<Side> only) {
   SafetyOptions opt;
@@ -171,18 +188,14 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
     auto one = prove_safe(v, pp.position, *only == pp.side, opt);
     bar.finish();
     if (!one) return search_failed(one.error());
-    const bool safe = one->outcome == SafetyResult::Safe;
     const std::string pos = format_position(*v, pp.position, pp.side);
     if (json) {
-      std::printf("{\"position\":\"%s\",\"defender\":\"%c\",\"outcome\":\"%s\",\"certificate\":%llu,\"positions\":%llu,\"seconds\":%g}\n",
-                  json_escape(pos).c_str(), side_char(*only), safe ? "safe" : "lost",
-                  static_cast<unsigned long long>(one->certificate), static_cast<unsigned long long>(one->positions), one->seconds);
-      return 0;
+      std::printf("{\"position\":\"%s\",\"defender\":\"%c\",%s}\n", json_escape(pos).c_str(), side_char(*only),
+                  safety_fields(*one).c_str());
+    } else {
+      std::printf("%s\n", pos.c_str());
+      print_safety(side_char(*only), *one);
     }
-    std::printf("%s\n  %c %s (%llu positions in the proof graph, %.1f s)\n", pos.c_str(), side_char(*only),
-                safe ? ("never loses: a draw or a win for it; certificate of " + std::to_string(one->certificate) + " positions").c_str()
-                     : "loses: every defence was tried",
-                static_cast<unsigned long long>(one->positions), one->seconds);
     return 0;
   }
   auto r = decide_win_loss(v, pp.position, opt);
@@ -203,31 +216,15 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
   const std::string pos = format_position(*v, pp.position, pp.side);
   const char* outcome = r->outcome == WinLossDecision::Win ? "win" : r->outcome == WinLossDecision::Loss ? "loss" : "draw";
   const char mover = side_char(pp.side), other = side_char(opposite(pp.side));
-  auto proof_json = [](const SafetyResult& s) {
-    std::ostringstream o;
-    o << "{\"outcome\":\"" << (s.outcome == SafetyResult::Safe ? "safe" : "lost") << "\",\"certificate\":" << s.certificate
-      << ",\"positions\":" << s.positions << ",\"expanded\":" << s.expanded << ",\"skipped\":" << s.skipped
-      << ",\"rechosen\":" << s.rechosen
-      << ",\"seconds\":" << s.seconds << "}";
-    return o.str();
-  };
   const bool both = r->outcome != WinLossDecision::Loss;
   if (json) {
     std::printf("{\"position\":\"%s\",\"value\":\"%s\",", json_escape(pos).c_str(), outcome);
     if (plies) std::printf("\"depth\":%d,", plies->plies);
-    std::printf("\"method\":\"strategy\",\"mover\":%s", proof_json(r->mover).c_str());
-    if (both) std::printf(",\"opponent\":%s", proof_json(r->opponent).c_str());
+    std::printf("\"method\":\"strategy\",\"mover\":{%s}", safety_fields(r->mover).c_str());
+    if (both) std::printf(",\"opponent\":{%s}", safety_fields(r->opponent).c_str());
     std::printf("}\n");
     return 0;
   }
-  auto line = [&](char side, const SafetyResult& s) {
-    if (s.outcome == SafetyResult::Safe)
-      std::printf("  %c never loses: a strategy checked against every reply, %llu positions", side,
-                  static_cast<unsigned long long>(s.certificate));
-    else
-      std::printf("  %c loses: every defence of %c was tried", side, side);
-    std::printf(" (%llu in the proof graph, %.1f s)\n", static_cast<unsigned long long>(s.positions), s.seconds);
-  };
   if (plies)
     std::printf("%s\n  value %s in %d plies (proved by strategies; plies by the depth-bounded proof)\n", pos.c_str(), outcome,
                 plies->plies);
@@ -235,8 +232,8 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
     std::printf("%s\n  value draw (proved by strategies: neither side can force a win)\n", pos.c_str());
   else
     std::printf("%s\n  value %s (proved by strategies; the time limit stopped the count of plies)\n", pos.c_str(), outcome);
-  line(mover, r->mover);
-  if (both) line(other, r->opponent);
+  print_safety(mover, r->mover);
+  if (both) print_safety(other, r->opponent);
   return 0;
 }
 
