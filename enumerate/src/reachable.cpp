@@ -7,7 +7,10 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <bit>
 #include <mutex>
+#include <set>
+#include <shared_mutex>
 
 namespace mancala {
 
@@ -136,6 +139,167 @@ std::expected<ReachableSet, std::string> enumerate_reachable(const Variant& v, c
                              " rounds); choose a root with fewer seeds or more marks, or raise the limit");
   }
   for (auto& [k, s] : seen) out.classes[k] = std::make_shared<const std::vector<Index>>(std::move(s));
+  return out;
+}
+
+namespace {
+
+// One class while counting: its index and one bit per position of it.
+struct CountSlot {
+  explicit CountSlot(const Variant& v, const ClassKey& k, int pits)
+      : index(v, k), bits((index.full_size() + 63) / 64, 0), marked(marked_pits(k, pits)) {}
+  ClassIndex index;
+  std::vector<std::uint64_t> bits;
+  int marked;
+  bool done = false;
+
+  // Sets the bit of p; true if it was clear.
+  bool set(const Position& p, Index& r) {
+    r = index.full_rank(p);
+    std::atomic_ref<std::uint64_t> word(bits[static_cast<std::size_t>(r >> 6)]);
+    const std::uint64_t bit = 1ull << (r & 63);
+    return (word.fetch_or(bit, std::memory_order_relaxed) & bit) == 0;
+  }
+};
+
+struct CountOrder {
+  int marked, seeds;
+  ClassKey key;
+  friend bool operator<(const CountOrder& a, const CountOrder& b) {
+    if (a.marked != b.marked) return a.marked < b.marked;
+    if (a.seeds != b.seeds) return a.seeds > b.seeds;
+    return a.key < b.key;
+  }
+};
+
+}  // namespace
+
+std::expected<ReachableCount, std::string> count_reachable(const Variant& v, const Position& root,
+                                                           const CountOptions& opt) {
+  tbb::task_arena arena(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic);
+  const int pits = v.pits();
+  std::map<ClassKey, std::unique_ptr<CountSlot>> slots;
+  std::shared_mutex slots_mu;
+  std::set<CountOrder> pending;
+  std::atomic<std::uint64_t> bytes{0};
+  std::atomic<bool> failed{false};
+  std::string error;
+  std::mutex error_mu;
+  auto fail = [&](std::string why) {
+    std::lock_guard lock(error_mu);
+    if (!failed.exchange(true)) error = std::move(why);
+  };
+  // The slot of class k, made on first use (false if it cannot be).
+  auto slot_of = [&](const ClassKey& k) -> CountSlot* {
+    {
+      std::shared_lock lock(slots_mu);
+      if (auto it = slots.find(k); it != slots.end()) return it->second.get();
+    }
+    std::unique_lock lock(slots_mu);
+    auto& slot = slots[k];
+    if (!slot) {
+      const ClassIndex probe(v, k);
+      const std::uint64_t need = (probe.full_size() + 63) / 64 * 8;
+      if (bytes.load() + need > opt.max_bytes) {
+        slots.erase(k);
+        fail("counting needs more than " + std::to_string(opt.max_bytes / 1'000'000) +
+             " MB of bit sets at once (class " + to_string(k, pits) + " would add " +
+             std::to_string(need / 1'000'000) + " MB); raise the limit or choose a smaller root");
+        return nullptr;
+      }
+      slot = std::make_unique<CountSlot>(v, k, pits);
+      bytes += need;
+      pending.insert({slot->marked, k.seeds, k});
+    }
+    return slot.get();
+  };
+  // Records a child; returns its class's slot and rank when the bit was new.
+  auto record = [&](const Position& child, CountSlot*& s, Index& r) -> bool {
+    s = slot_of(v.class_of(child));
+    if (!s) return false;
+    if (s->done) {
+      fail("a move from class " + to_string(v.class_of(child), pits) +
+           "'s predecessors reaches it after it was counted: this variant adds or removes marks in a way the counting order does not allow");
+      return false;
+    }
+    return s->set(child, r);
+  };
+
+  // Untabled positions (a first move) are expanded, not counted.
+  std::vector<Position> untabled = {root};
+  if (v.tabled(root)) {
+    untabled.clear();
+    CountSlot* s = nullptr;
+    Index r = 0;
+    record(root, s, r);
+  }
+  while (!untabled.empty() && !failed) {
+    std::vector<Position> next;
+    std::vector<Child> kids;
+    for (const Position& p : untabled) {
+      v.children(p, kids);
+      for (const Child& c : kids) {
+        if (c.game_over) continue;
+        if (!v.tabled(c.next)) {
+          if (std::find(next.begin(), next.end(), c.next) == next.end()) next.push_back(c.next);
+          continue;
+        }
+        CountSlot* s = nullptr;
+        Index r = 0;
+        record(c.next, s, r);
+      }
+    }
+    untabled = std::move(next);
+  }
+
+  ReachableCount out;
+  while (!failed) {
+    if (opt.cancel && opt.cancel->load()) return std::unexpected(std::string("cancelled"));
+    if (pending.empty()) break;
+    const CountOrder o = *pending.begin();
+    pending.erase(pending.begin());
+    CountSlot* cls = slots.at(o.key).get();
+    std::vector<Index> frontier;
+    for (std::size_t w = 0; w < cls->bits.size(); ++w)
+      for (std::uint64_t b = cls->bits[w]; b != 0; b &= b - 1)
+        frontier.push_back(static_cast<Index>(w) * 64 + static_cast<Index>(std::countr_zero(b)));
+    std::uint64_t count = frontier.size();
+    while (!frontier.empty() && !failed) {
+      tbb::enumerable_thread_specific<std::vector<Index>> found;
+      arena.execute([&] {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier.size(), 4096), [&](const tbb::blocked_range<std::size_t>& rg) {
+          if (failed || (opt.cancel && opt.cancel->load())) return;
+          thread_local std::vector<Child> kids;
+          auto& mine = found.local();
+          for (std::size_t i = rg.begin(); i < rg.end(); ++i) {
+            v.children(cls->index.full_unrank(frontier[i]), kids);
+            for (const Child& c : kids) {
+              if (c.game_over) continue;
+              CountSlot* s = nullptr;
+              Index r = 0;
+              if (record(c.next, s, r) && s == cls) mine.push_back(r);
+            }
+          }
+        });
+      });
+      frontier.clear();
+      for (auto& part : found) frontier.insert(frontier.end(), part.begin(), part.end());
+      count += frontier.size();
+    }
+    if (failed) break;
+    cls->done = true;
+    out.peak_bytes = std::max<std::uint64_t>(out.peak_bytes, bytes.load());
+    bytes -= cls->bits.size() * 8;
+    cls->bits = {};
+    out.positions += count;
+    ++out.classes;
+    auto& layer = out.layers[{o.seeds, o.marked}];
+    layer.positions += count;
+    ++layer.classes;
+    if (opt.progress)
+      opt.progress(CountProgress{o.key, o.marked, count, out.classes, pending.size(), out.positions, bytes.load()});
+  }
+  if (failed) return std::unexpected(error);
   return out;
 }
 

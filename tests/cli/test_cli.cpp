@@ -150,6 +150,23 @@ TEST(Cli, CountTotals) {
   EXPECT_EQ(kalah.out.find(" 0\n"), std::string::npos) << "an empty class:\n" << kalah.out;
 }
 
+// count --from: the size of the reachable set that `generate --from` tables (541,283
+// for this root, results/reachable.md), per seeds and closed pits; too little memory
+// for the bit sets is one error line.
+TEST(Cli, CountFromRoot) {
+  const Outcome r = run("count --from 'imbelece 2,2,2,2,0x,0x,0x,0x/2,2,2,2,0x,0x,0x,0x S' --threads 2");
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(": 541283 positions in 511 classes"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\n16     8                    1         1\n"), std::string::npos) << r.out;  // the root
+  const Outcome small = run("count --from 'enkeshui:8 0S,0,2,2,2,2,0,0/0N,0,2,2,2,2,0,0 S' --max-mb 1");  // needs 15.8 MB
+  EXPECT_NE(small.code, 0);
+  EXPECT_TRUE(small.out.empty()) << small.out;
+  EXPECT_NE(small.err.find("MB of bit sets at once"), std::string::npos) << small.err;
+  const Outcome bad = run("count --from 'imbelece 2,2,2,2,0x,0x,0x,0x/2,2,2,2,0x,0x,0x,0x S' extra");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("count --from takes no other words"), std::string::npos) << bad.err;
+}
+
 // Every malformed input: exactly one error line on stderr, nothing on stdout, non-zero exit.
 TEST(Cli, OneErrorLinePerMalformedInput) {
   struct Case {

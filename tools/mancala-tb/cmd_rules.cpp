@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "mancala/index.h"
 #include "mancala/perft.h"
+#include "mancala/reachable.h"
 
 namespace mancala::cli {
 
@@ -15,6 +16,35 @@ ParsedPosition position_from_words(const std::vector<std::string>& w, std::size_
   const VariantPtr v = variant_or_throw(w.at(from));
   if (to - from == 1) return ParsedPosition{v, v->start(), Side::South};
   return position_or_throw(v, std::vector<std::string>(w.begin() + static_cast<long>(from) + 1, w.begin() + static_cast<long>(to)));
+}
+
+// count --from: the reachable set's size per (seeds, marks), not stored.
+int count_from(Args& a, const std::string& text) {
+  const ParsedPosition root = position_or_throw(text);
+  CountOptions opt;
+  opt.threads = a.int_option("threads", 0, 0, 1024);
+  opt.max_bytes = static_cast<std::uint64_t>(a.int_option("max-mb", 8000, 1, 1 << 30)) * 1'000'000ull;
+  if (!a.rest().empty()) throw UsageError("count --from takes no other words (see --help)");
+  const Variant& v = *root.variant;
+  Progress bar(stderr_is_terminal());
+  opt.progress = [&](const CountProgress& p) {
+    bar.show("class " + to_string(p.key, v.pits()) + ", " + std::to_string(p.classes_pending) + " classes to go, " +
+                 std::to_string(p.positions) + " positions",
+             p.classes_done, p.classes_done + p.classes_pending);
+  };
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = count_reachable(v, root.position, opt);
+  bar.finish();
+  if (!r) throw std::runtime_error(r.error());
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("%-6s %-6s %15s %9s\n", "seeds", "marked", "positions", "classes");
+  for (const auto& [k, l] : r->layers)
+    std::printf("%-6d %-6d %15llu %9llu\n", k.first, k.second, static_cast<unsigned long long>(l.positions),
+                static_cast<unsigned long long>(l.classes));
+  std::printf("reachable from %s: %llu positions in %llu classes (%.1f s, bit sets at most %.1f MB)\n",
+              format_position(v, root.position, root.side).c_str(), static_cast<unsigned long long>(r->positions),
+              static_cast<unsigned long long>(r->classes), s, static_cast<double>(r->peak_bytes) / 1e6);
+  return 0;
 }
 
 }  // namespace
@@ -90,11 +120,22 @@ int cmd_perft(Args& a) {
 int cmd_count(Args& a) {
   if (a.help()) {
     std::printf(
-        "usage: mancala-tb count VARIANT SEEDS\n\n"
+        "usage: mancala-tb count VARIANT SEEDS\n"
+        "       mancala-tb count --from POSITION [--threads T] [--max-mb M]\n\n"
         "Lists the classes (irreversible state, seeds in play) with up to SEEDS seeds in\n"
-        "play in solving order, with the number of indexed positions of each and the total.\n");
+        "play in solving order, with the number of indexed positions of each and the total.\n\n"
+        "With --from, counts the positions reachable from POSITION (the positions\n"
+        "`generate --from` would table) without storing them: one bit per position of\n"
+        "each class reached, classes taken in order (fewer marks first, then more seeds),\n"
+        "a class's bits freed once it is done. Prints the positions and classes reached\n"
+        "per seeds in play and marked pits (bulls, closed pits), then the total: the way\n"
+        "to size a root before generating its tables.\n\n"
+        "  --threads T   worker threads (default: all cores)\n"
+        "  --max-mb M    bit sets held at once, at most (default 8000)\n\n"
+        "example: mancala-tb count --from \"imbelece 1,1,1,1,1,1,1,1/1,1,1,1,1,1,1,1 S first\"\n");
     return 0;
   }
+  if (const auto from = a.option("from")) return count_from(a, *from);
   const auto w = a.rest();
   if (w.size() != 2) throw UsageError("count needs VARIANT SEEDS (see --help)");
   const VariantPtr v = variant_or_throw(w[0]);
