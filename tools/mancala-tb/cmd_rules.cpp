@@ -27,7 +27,28 @@ int count_from(Args& a, const std::string& text) {
   if (!a.rest().empty()) throw UsageError("count --from takes no other words (see --help)");
   const Variant& v = *root.variant;
   Progress bar(stderr_is_terminal());
+  // A layer (seeds, marked pits) is complete once the count moves past it (no later
+  // class can reach it), so its line is printed then: a long count shows its results
+  // as it goes.
+  std::printf("%-6s %-6s %15s %9s\n", "seeds", "marked", "positions", "classes");
+  std::fflush(stdout);
+  std::pair<int, int> layer{-1, -1};
+  ReachableCount::Layer sum;
+  auto print_layer = [&] {
+    if (layer.first < 0) return;
+    std::printf("%-6d %-6d %15llu %9llu\n", layer.first, layer.second, static_cast<unsigned long long>(sum.positions),
+                static_cast<unsigned long long>(sum.classes));
+    std::fflush(stdout);
+  };
   opt.progress = [&](const CountProgress& p) {
+    if (std::pair{p.key.seeds, p.marked} != layer) {
+      bar.finish();
+      print_layer();
+      layer = {p.key.seeds, p.marked};
+      sum = {};
+    }
+    sum.positions += p.class_positions;
+    ++sum.classes;
     bar.show("class " + to_string(p.key, v.pits()) + ", " + std::to_string(p.classes_pending) + " classes to go, " +
                  std::to_string(p.positions) + " positions",
              p.classes_done, p.classes_done + p.classes_pending);
@@ -37,10 +58,7 @@ int count_from(Args& a, const std::string& text) {
   bar.finish();
   if (!r) throw std::runtime_error(r.error());
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  std::printf("%-6s %-6s %15s %9s\n", "seeds", "marked", "positions", "classes");
-  for (const auto& [k, l] : r->layers)
-    std::printf("%-6d %-6d %15llu %9llu\n", k.first, k.second, static_cast<unsigned long long>(l.positions),
-                static_cast<unsigned long long>(l.classes));
+  print_layer();
   std::printf("reachable from %s: %llu positions in %llu classes (%.1f s, bit sets at most %.1f MB)\n",
               format_position(v, root.position, root.side).c_str(), static_cast<unsigned long long>(r->positions),
               static_cast<unsigned long long>(r->classes), s, static_cast<double>(r->peak_bytes) / 1e6);
