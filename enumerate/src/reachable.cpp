@@ -146,8 +146,8 @@ namespace {
 
 // One class while counting: its index and one bit per position of it.
 struct CountSlot {
-  explicit CountSlot(const Variant& v, const ClassKey& k, int pits)
-      : index(v, k), bits((index.full_size() + 63) / 64, 0), marked(marked_pits(k, pits)) {}
+  explicit CountSlot(const Variant& v, const ClassKey& k, int pits) : index(v, k), marked(marked_pits(k, pits)) {}
+  std::uint64_t bytes() const { return (index.full_size() + 63) / 64 * 8; }
   ClassIndex index;
   std::vector<std::uint64_t> bits;
   int marked;
@@ -198,8 +198,8 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
     std::unique_lock lock(slots_mu);
     auto& slot = slots[k];
     if (!slot) {
-      const ClassIndex probe(v, k);
-      const std::uint64_t need = (probe.full_size() + 63) / 64 * 8;
+      auto made = std::make_unique<CountSlot>(v, k, pits);
+      const std::uint64_t need = made->bytes();
       if (bytes.load() + need > opt.max_bytes) {
         slots.erase(k);
         fail("counting needs more than " + std::to_string(opt.max_bytes / 1'000'000) +
@@ -207,7 +207,8 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
              std::to_string(need / 1'000'000) + " MB); raise the limit or choose a smaller root");
         return nullptr;
       }
-      slot = std::make_unique<CountSlot>(v, k, pits);
+      made->bits.assign(need / 8, 0);
+      slot = std::move(made);
       bytes += need;
       pending.insert({slot->marked, k.seeds, k});
     }
@@ -289,7 +290,7 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
     if (failed) break;
     cls->done = true;
     out.peak_bytes = std::max<std::uint64_t>(out.peak_bytes, bytes.load());
-    bytes -= cls->bits.size() * 8;
+    bytes -= cls->bytes();
     cls->bits = {};
     out.positions += count;
     ++out.classes;
