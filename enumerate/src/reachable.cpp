@@ -219,39 +219,47 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
     s = slot_of(v.class_of(child));
     if (!s) return false;
     if (s->done) {
-      fail("a move from class " + to_string(v.class_of(child), pits) +
-           "'s predecessors reaches it after it was counted: this variant adds or removes marks in a way the counting order does not allow");
+      fail("class " + to_string(v.class_of(child), pits) +
+           " is reached after it was counted: this variant's moves do not follow the counting order "
+           "(marks only added, seeds only taken out of play)");
       return false;
     }
     return s->set(child, r);
   };
 
-  // Untabled positions (a first move) are expanded, not counted.
-  std::vector<Position> untabled = {root};
-  if (v.tabled(root)) {
-    untabled.clear();
+  // Visits the tabled children of p: untabled positions (a first move, a position
+  // with flags) are expanded in place, not counted, as enumerate_reachable does.
+  auto for_tabled_children = [&](const Position& p, auto&& visit) {
+    thread_local std::vector<Child> kids;
+    std::vector<Position> untabled, seen;  // stay empty (no allocation) in the usual case
+    auto take = [&](const std::vector<Child>& from) {
+      for (const Child& c : from) {
+        if (c.game_over) continue;
+        if (v.tabled(c.next)) {
+          visit(c.next);
+        } else if (std::find(seen.begin(), seen.end(), c.next) == seen.end()) {
+          seen.push_back(c.next);
+          untabled.push_back(c.next);
+        }
+      }
+    };
+    v.children(p, kids);
+    take(kids);
+    std::vector<Child> more;
+    while (!untabled.empty()) {
+      const Position q = untabled.back();
+      untabled.pop_back();
+      v.children(q, more);
+      take(more);
+    }
+  };
+  auto record_only = [&](const Position& p) {
     CountSlot* s = nullptr;
     Index r = 0;
-    record(root, s, r);
-  }
-  while (!untabled.empty() && !failed) {
-    std::vector<Position> next;
-    std::vector<Child> kids;
-    for (const Position& p : untabled) {
-      v.children(p, kids);
-      for (const Child& c : kids) {
-        if (c.game_over) continue;
-        if (!v.tabled(c.next)) {
-          if (std::find(next.begin(), next.end(), c.next) == next.end()) next.push_back(c.next);
-          continue;
-        }
-        CountSlot* s = nullptr;
-        Index r = 0;
-        record(c.next, s, r);
-      }
-    }
-    untabled = std::move(next);
-  }
+    record(p, s, r);
+  };
+  if (v.tabled(root)) record_only(root);
+  else for_tabled_children(root, record_only);
 
   ReachableCount out;
   while (!failed) {
@@ -270,17 +278,13 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
       arena.execute([&] {
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier.size(), 4096), [&](const tbb::blocked_range<std::size_t>& rg) {
           if (failed || (opt.cancel && opt.cancel->load())) return;
-          thread_local std::vector<Child> kids;
           auto& mine = found.local();
-          for (std::size_t i = rg.begin(); i < rg.end(); ++i) {
-            v.children(cls->index.full_unrank(frontier[i]), kids);
-            for (const Child& c : kids) {
-              if (c.game_over) continue;
+          for (std::size_t i = rg.begin(); i < rg.end(); ++i)
+            for_tabled_children(cls->index.full_unrank(frontier[i]), [&](const Position& child) {
               CountSlot* s = nullptr;
               Index r = 0;
-              if (record(c.next, s, r) && s == cls) mine.push_back(r);
-            }
-          }
+              if (record(child, s, r) && s == cls) mine.push_back(r);
+            });
         });
       });
       frontier.clear();

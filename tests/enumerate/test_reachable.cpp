@@ -62,6 +62,12 @@ TEST(CountReachable, ImbeleceSixteenSeedsAsEnumerated) {
 TEST(CountReachable, EnkeshuiBullsAsEnumerated) {
   expect_same("enkeshui:8 0S,0,2,2,2,2,0,0/0N,0,2,2,2,2,0,0 S", 1'415'229);
 }
+// Other marks and flags: Kotu-baendum's ties, Cenne's positions (flagged ones are
+// expanded in place, not tabled, by both).
+TEST(CountReachable, TiesAndFlaggedPositionsAsEnumerated) {
+  expect_same("kotu-baendum 0,1,1,0,0,0,1/3,1,0,2,1,0,1 S", 1'592'116);
+  expect_same("cenne:7:7 2,1,1,0,1,1,0/2,1,0,0,0,0,0 S", 314'038);
+}
 // A first move is expanded, not counted (no table holds it).
 TEST(CountReachable, FirstMoveRootIsExpandedNotCounted) {
   const ParsedPosition root = parse("imbelece 1,1,1,0,0,0,0,0/1,1,1,0,0,0,0,0 S first");
