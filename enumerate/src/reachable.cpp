@@ -35,6 +35,35 @@ std::vector<ClassKey> ReachableSet::solving_order(int pits, int max_seeds) const
 
 namespace {
 
+// Calls visit(q) for every position q a table would hold that p reaches in one move,
+// or through positions no table holds (a first move, a position with flags), which
+// are expanded in place, each once.
+template <class Visit>
+void for_tabled_children(const Variant& v, const Position& p, Visit&& visit) {
+  thread_local std::vector<Child> kids;
+  std::vector<Position> untabled, seen;  // stay empty (no allocation) in the usual case
+  auto take = [&](const std::vector<Child>& from) {
+    for (const Child& c : from) {
+      if (c.game_over) continue;
+      if (v.tabled(c.next)) {
+        visit(c.next);
+      } else if (std::find(seen.begin(), seen.end(), c.next) == seen.end()) {
+        seen.push_back(c.next);
+        untabled.push_back(c.next);
+      }
+    }
+  };
+  v.children(p, kids);
+  take(kids);
+  std::vector<Child> more;
+  while (!untabled.empty()) {
+    const Position q = untabled.back();
+    untabled.pop_back();
+    v.children(q, more);
+    take(more);
+  }
+}
+
 struct Item {
   ClassKey key;
   Index rank;
@@ -67,31 +96,25 @@ std::expected<ReachableSet, std::string> enumerate_reachable(const Variant& v, c
   IndexCache indexes(v);
   std::map<ClassKey, std::vector<Index>> seen;
   std::vector<Item> frontier;
-  std::vector<Position> untabled = {root};  // positions expanded but not recorded (flags)
-  if (v.tabled(root)) {
-    const ClassKey k = v.class_of(root);
-    const Index r = indexes.get(k).full_rank(root);
-    seen[k].push_back(r);
-    frontier.push_back({k, r});
-    untabled.clear();
+  auto item = [&](const Position& p) {
+    const ClassKey k = v.class_of(p);
+    return Item{k, indexes.get(k).full_rank(p)};
+  };
+  {  // the root, or what it reaches when no table holds it (a first move)
+    std::vector<Item> first;
+    if (v.tabled(root)) first.push_back(item(root));
+    else for_tabled_children(v, root, [&](const Position& q) { first.push_back(item(q)); });
+    std::sort(first.begin(), first.end());
+    first.erase(std::unique(first.begin(), first.end()), first.end());
+    for (const Item& i : first) seen[i.key].push_back(i.rank);
+    frontier = std::move(first);
   }
   ReachableSet out;
-  while (!frontier.empty() || !untabled.empty()) {
+  while (!frontier.empty()) {
     tbb::enumerable_thread_specific<std::vector<Item>> found;
-    tbb::enumerable_thread_specific<std::vector<Position>> found_untabled;
     auto expand = [&](const Position& p) {
-      thread_local std::vector<Child> kids;
-      v.children(p, kids);
       auto& mine = found.local();
-      for (const Child& c : kids) {
-        if (c.game_over) continue;
-        if (!v.tabled(c.next)) {
-          found_untabled.local().push_back(c.next);
-          continue;
-        }
-        const ClassKey k = v.class_of(c.next);
-        mine.push_back({k, indexes.get(k).full_rank(c.next)});
-      }
+      for_tabled_children(v, p, [&](const Position& q) { mine.push_back(item(q)); });
     };
     arena.execute([&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier.size(), 1024), [&](const tbb::blocked_range<std::size_t>& r) {
@@ -103,7 +126,6 @@ std::expected<ReachableSet, std::string> enumerate_reachable(const Variant& v, c
         }
       });
     });
-    for (const Position& p : untabled) expand(p);
     std::vector<Item> next;
     for (auto& part : found) next.insert(next.end(), part.begin(), part.end());
     arena.execute([&] { tbb::parallel_sort(next.begin(), next.end()); });
@@ -125,10 +147,6 @@ std::expected<ReachableSet, std::string> enumerate_reachable(const Variant& v, c
       i = j;
     }
     frontier = std::move(fresh);
-    untabled.clear();
-    for (auto& part : found_untabled)
-      for (const Position& p : part)
-        if (std::find(untabled.begin(), untabled.end(), p) == untabled.end()) untabled.push_back(p);
     ++out.rounds;
     out.positions = 0;
     for (const auto& [k, s] : seen) out.positions += s.size();
@@ -227,39 +245,13 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
     return s->set(child, r);
   };
 
-  // Visits the tabled children of p: untabled positions (a first move, a position
-  // with flags) are expanded in place, not counted, as enumerate_reachable does.
-  auto for_tabled_children = [&](const Position& p, auto&& visit) {
-    thread_local std::vector<Child> kids;
-    std::vector<Position> untabled, seen;  // stay empty (no allocation) in the usual case
-    auto take = [&](const std::vector<Child>& from) {
-      for (const Child& c : from) {
-        if (c.game_over) continue;
-        if (v.tabled(c.next)) {
-          visit(c.next);
-        } else if (std::find(seen.begin(), seen.end(), c.next) == seen.end()) {
-          seen.push_back(c.next);
-          untabled.push_back(c.next);
-        }
-      }
-    };
-    v.children(p, kids);
-    take(kids);
-    std::vector<Child> more;
-    while (!untabled.empty()) {
-      const Position q = untabled.back();
-      untabled.pop_back();
-      v.children(q, more);
-      take(more);
-    }
-  };
   auto record_only = [&](const Position& p) {
     CountSlot* s = nullptr;
     Index r = 0;
     record(p, s, r);
   };
   if (v.tabled(root)) record_only(root);
-  else for_tabled_children(root, record_only);
+  else for_tabled_children(v, root, record_only);
 
   ReachableCount out;
   while (!failed) {
@@ -280,7 +272,7 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
           if (failed || (opt.cancel && opt.cancel->load())) return;
           auto& mine = found.local();
           for (std::size_t i = rg.begin(); i < rg.end(); ++i)
-            for_tabled_children(cls->index.full_unrank(frontier[i]), [&](const Position& child) {
+            for_tabled_children(v, cls->index.full_unrank(frontier[i]), [&](const Position& child) {
               CountSlot* s = nullptr;
               Index r = 0;
               if (record(child, s, r) && s == cls) mine.push_back(r);
@@ -301,8 +293,7 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
     auto& layer = out.layers[{o.seeds, o.marked}];
     layer.positions += count;
     ++layer.classes;
-    if (opt.progress)
-      opt.progress(CountProgress{o.key, o.marked, count, out.classes, pending.size(), out.positions, bytes.load()});
+    if (opt.progress) opt.progress(CountProgress{o.key, o.marked, pending.size(), bytes.load(), &out});
   }
   if (failed) return std::unexpected(error);
   return out;

@@ -36,7 +36,9 @@ void expect_same(const std::string& text, std::uint64_t expected_total) {
   int calls = 0;
   opt.progress = [&](const CountProgress& p) {
     ++calls;
-    EXPECT_EQ(p.classes_done, static_cast<std::uint64_t>(calls));
+    ASSERT_NE(p.counted, nullptr);
+    EXPECT_EQ(p.counted->classes, static_cast<std::uint64_t>(calls));
+    EXPECT_GT(p.counted->layers.at({p.key.seeds, p.marked}).classes, 0u);
   };
   auto count = count_reachable(v, root.position, opt);
   ASSERT_TRUE(count) << count.error();

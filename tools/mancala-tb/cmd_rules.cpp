@@ -33,32 +33,29 @@ int count_from(Args& a, const std::string& text) {
   std::printf("%-6s %-6s %15s %9s\n", "seeds", "marked", "positions", "classes");
   std::fflush(stdout);
   std::pair<int, int> layer{-1, -1};
-  ReachableCount::Layer sum;
-  auto print_layer = [&] {
+  auto print_layer = [&](const ReachableCount& counted) {
     if (layer.first < 0) return;
-    std::printf("%-6d %-6d %15llu %9llu\n", layer.first, layer.second, static_cast<unsigned long long>(sum.positions),
-                static_cast<unsigned long long>(sum.classes));
+    const ReachableCount::Layer& l = counted.layers.at(layer);
+    std::printf("%-6d %-6d %15llu %9llu\n", layer.first, layer.second, static_cast<unsigned long long>(l.positions),
+                static_cast<unsigned long long>(l.classes));
     std::fflush(stdout);
   };
   opt.progress = [&](const CountProgress& p) {
     if (std::pair{p.key.seeds, p.marked} != layer) {
       bar.finish();
-      print_layer();
+      print_layer(*p.counted);
       layer = {p.key.seeds, p.marked};
-      sum = {};
     }
-    sum.positions += p.class_positions;
-    ++sum.classes;
     bar.show("class " + to_string(p.key, v.pits()) + ", " + std::to_string(p.classes_pending) + " classes to go, " +
-                 std::to_string(p.positions) + " positions",
-             p.classes_done, p.classes_done + p.classes_pending);
+                 std::to_string(p.counted->positions) + " positions",
+             p.counted->classes, p.counted->classes + p.classes_pending);
   };
   const auto t0 = std::chrono::steady_clock::now();
   auto r = count_reachable(v, root.position, opt);
   bar.finish();
   if (!r) throw std::runtime_error(r.error());
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  print_layer();
+  print_layer(*r);
   std::printf("reachable from %s: %llu positions in %llu classes (%.1f s, bit sets at most %.1f MB)\n",
               format_position(v, root.position, root.side).c_str(), static_cast<unsigned long long>(r->positions),
               static_cast<unsigned long long>(r->classes), s, static_cast<double>(r->peak_bytes) / 1e6);

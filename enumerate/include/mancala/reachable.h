@@ -76,13 +76,11 @@ struct ReachableCount {
 };
 
 struct CountProgress {
-  ClassKey key;                  // class just done
-  int marked = 0;                // its marked pits
-  std::uint64_t class_positions = 0;
-  std::uint64_t classes_done = 0;
+  ClassKey key;                       // class just done
+  int marked = 0;                     // its marked pits
   std::uint64_t classes_pending = 0;  // reached, not yet done
-  std::uint64_t positions = 0;        // counted so far
   std::uint64_t bytes = 0;            // bit sets held now
+  const ReachableCount* counted = nullptr;  // the classes done so far, this one included
 };
 
 struct CountOptions {
