@@ -6,7 +6,9 @@ pkgs=(build-essential cmake pkg-config git
       libtbb-dev libzstd-dev libboost-dev libboost-serialization-dev
       libboost-mpi-dev libopenmpi-dev openmpi-bin
       libgtest-dev libgmock-dev libbenchmark-dev
-      python3 python3-matplotlib time)
+      python3 python3-matplotlib time
+      libcli11-dev nlohmann-json3-dev pybind11-dev python3-pybind11 python3-dev python3-pytest
+      clang libclang-rt-14-dev slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
