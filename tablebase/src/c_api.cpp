@@ -7,6 +7,7 @@
 #include "mancala/mancala_probe.h"
 #include "mancala/notation.h"
 #include "mancala/probe.h"
+#include "mancala/version.h"
 
 struct mtb_tables {
   std::shared_ptr<mancala::Tablebase> tb;
@@ -55,7 +56,7 @@ mtb_error guarded(F&& f) {
 
 extern "C" {
 
-const char* mtb_version(void) { return "1.0.0"; }
+const char* mtb_version(void) { return MANCALA_VERSION_STRING; }
 
 const char* mtb_error_string(mtb_error e) {
   switch (e) {

@@ -14,6 +14,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "mancala/version.h"
+
 namespace mancala {
 
 namespace fs = std::filesystem;
@@ -63,7 +65,7 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
   h.filter_to = f.zero_to;
   h.value_width = static_cast<std::uint32_t>(value_width);
   h.positions = value_bytes.size() / static_cast<std::size_t>(value_width);
-  h.generator = "mancala-tb 0.1.0";
+  h.generator = "mancala-tb " MANCALA_VERSION_STRING;
 
   // Compress the blocks.
   std::string blocks;

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "mancala/version.h"
+
 namespace {
 
 struct Outcome {
@@ -81,6 +83,12 @@ TEST(Cli, Help) {
   EXPECT_NE(sub.out.find("usage: mancala-tb perft"), std::string::npos);
   const Outcome none = run("");
   EXPECT_NE(none.code, 0);  // no command: usage, and a non-zero exit for scripts
+}
+
+TEST(Cli, Version) {  // one version, from CMake's project()
+  const Outcome r = run("--version");
+  EXPECT_EQ(r.code, 0);
+  EXPECT_EQ(r.out, std::string("mancala-tb ") + MANCALA_VERSION_STRING + "\n");
 }
 
 TEST(Cli, Variants) {

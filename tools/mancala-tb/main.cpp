@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "mancala/version.h"
 
 namespace {
 
@@ -55,7 +56,7 @@ int main(int argc, char** argv) {
     return argc < 2 ? 2 : 0;
   }
   if (!std::strcmp(argv[1], "--version")) {
-    std::printf("mancala-tb 0.1.0\n");
+    std::printf("mancala-tb %s\n", MANCALA_VERSION_STRING);
     return 0;
   }
   for (const auto& c : kCommands) {

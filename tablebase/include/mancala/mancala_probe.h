@@ -21,6 +21,7 @@
 extern "C" {
 #endif
 
+/* Version of this C interface (its ABI); the library's own version is mtb_version(). */
 #define MTB_VERSION_MAJOR 1
 #define MTB_VERSION_MINOR 0
 #define MTB_MAX_MOVES 64
@@ -56,7 +57,8 @@ typedef struct {
   mtb_move moves[MTB_MAX_MOVES];
 } mtb_result;
 
-/* Version of the library ("1.0.0"); never NULL. */
+/* Version of the library, the project's (MANCALA_VERSION_STRING of mancala/version.h,
+   e.g. "0.1.0"); a static string, never NULL. */
 const char* mtb_version(void);
 /* Name of an error code; never NULL. */
 const char* mtb_error_string(mtb_error e);
