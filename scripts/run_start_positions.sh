@@ -100,7 +100,7 @@ for g in $GROUPS_; do
       for n in ${ENKESHUI_PER_PIT:-1 2}; do solve enkeshui:8 $n; done
       # Imbelece by search (region retrograde to the end; IMBELECE_PER_PIT, default 1).
       for n in ${IMBELECE_PER_PIT:-1}; do solve imbelece $n; done ;;
-    proofs)  # win/loss games: depth-bounded proof (solver/include/mancala/proof.h)
+    proofs)  # win/loss games: depth-bounded proof (search/include/mancala/proof.h)
       for n in 1 2; do solve imbelece $n --max-plies "${MAX_PLIES:-40}"; done ;;
   esac
 done

@@ -8,7 +8,7 @@
 
 #include "mancala/proof.h"
 #include "mancala/notation.h"
-#include "solver/reachable_tables.h"
+#include "search/reachable_tables.h"
 
 namespace mancala {
 namespace {

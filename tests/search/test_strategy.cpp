@@ -7,7 +7,7 @@
 
 #include "mancala/strategy.h"
 #include "mancala/notation.h"
-#include "solver/reachable_tables.h"
+#include "search/reachable_tables.h"
 
 namespace mancala {
 namespace {
