@@ -4,13 +4,25 @@
  *   mtb_tables* tb = NULL;
  *   if (mtb_open("tb/", &tb) != MTB_OK) { ... mtb_last_error(NULL) ... }
  *   mtb_result r;
- *   mtb_probe(tb, "oware 1,0,0,0,0,2/2,2,0,3,1,2 S", &r);
+ *   mtb_probe(tb, "oware 1,0,0,2,0,0/0,1,0,0,1,0 S", &r);  (tables: generate oware --max-seeds 8)
  *   printf("%d\n", r.value);            // margin (score games) or win/draw/loss
  *   mtb_close(tb);
  *
  * Every function catches all exceptions, never prints and never exits. Errors are
  * returned as mtb_error codes; mtb_error_string() names them and
  * mtb_last_error(tb) gives the message of the last failed call on this thread.
+ *
+ * Lifetime of the returned strings: mtb_version() and mtb_error_string() return
+ * static strings, valid until the program ends. mtb_last_error() returns a pointer
+ * into storage of the calling thread: it stays valid, unchanged, until the next
+ * mtb_* call that FAILS on the same thread (calls that succeed leave it alone) or
+ * until the thread ends; copy the text to keep it longer. Closing a handle does not
+ * invalidate it.
+ *
+ * Linking: cc -std=c99 engine.c -lmancala_probe (the shared library carries its C++,
+ * zstd and Boost dependencies), or pkg-config --cflags --libs mancala_probe, or
+ * find_package(mancala) and the target mancala::probe_c in CMake.
+ *
  * Thread-safety: mtb_probe and mtb_value may be called concurrently on one handle;
  * mtb_open/mtb_close must not race with other calls on the same handle.
  */
@@ -19,6 +31,13 @@
 
 #ifdef __cplusplus
 extern "C" {
+#endif
+
+/* The entry points of libmancala_probe; everything else in the library is hidden. */
+#if defined(__GNUC__) || defined(__clang__)
+#define MTB_API __attribute__((visibility("default")))
+#else
+#define MTB_API
 #endif
 
 /* Version of this C interface (its ABI); the library's own version is mtb_version(). */
@@ -59,22 +78,23 @@ typedef struct {
 
 /* Version of the library, the project's (MANCALA_VERSION_STRING of mancala/version.h,
    e.g. "0.1.0"); a static string, never NULL. */
-const char* mtb_version(void);
+MTB_API const char* mtb_version(void);
 /* Name of an error code; never NULL. */
-const char* mtb_error_string(mtb_error e);
-/* Message of the last failed call on this thread (tb may be NULL); never NULL. */
-const char* mtb_last_error(const mtb_tables* tb);
+MTB_API const char* mtb_error_string(mtb_error e);
+/* Message of the last failed call on this thread (tb may be NULL); never NULL, ""
+   before any failure. Valid until the next failing call on this thread (see above). */
+MTB_API const char* mtb_last_error(const mtb_tables* tb);
 
 /* Opens a table folder. On success *out is a handle to close with mtb_close. */
-mtb_error mtb_open(const char* dir, mtb_tables** out);
+MTB_API mtb_error mtb_open(const char* dir, mtb_tables** out);
 /* Closes a handle (NULL is fine). */
-void mtb_close(mtb_tables* tb);
+MTB_API void mtb_close(mtb_tables* tb);
 
 /* Value and ranked moves of a position given in the project notation
    ("VARIANT PITS SIDE [FLAGS]"). */
-mtb_error mtb_probe(mtb_tables* tb, const char* position, mtb_result* out);
+MTB_API mtb_error mtb_probe(mtb_tables* tb, const char* position, mtb_result* out);
 /* Only the value (cheaper: no move list). */
-mtb_error mtb_value(mtb_tables* tb, const char* position, int* value, int* plies);
+MTB_API mtb_error mtb_value(mtb_tables* tb, const char* position, int* value, int* plies);
 
 #ifdef __cplusplus
 }
