@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "mancala/version.h"
 
 namespace {
@@ -332,3 +334,113 @@ TEST(Cli, WinLossSweepsStopAtTheFixpointOfValues) {
 }
 
 }  // namespace
+
+// ---- The engine protocol: `probe DIR -` -------------------------------------------
+
+namespace {
+
+// Runs `mancala-tb ARGS` with `input` on its standard input.
+Outcome run_with_input(const std::string& args, const std::string& input) {
+  const std::string in_file = ::testing::TempDir() + "mancala_cli_in_" + std::to_string(getpid());
+  std::ofstream(in_file) << input;
+  Outcome r = run(args + " <'" + in_file + "'");
+  std::remove(in_file.c_str());
+  return r;
+}
+
+struct TableDir {
+  std::string path;
+  explicit TableDir(const std::string& generate_args) {
+    path = ::testing::TempDir() + "mancala_cli_tb_" + std::to_string(getpid());
+    const Outcome g = run("generate " + generate_args + " --out '" + path + "'");
+    EXPECT_EQ(g.code, 0) << g.err;
+  }
+  ~TableDir() { std::system(("rm -rf '" + path + "'").c_str()); }
+};
+
+}  // namespace
+
+TEST(Cli, ProbeStreamAnswersEveryLineInOrder) {
+  const TableDir tb("oware --max-seeds 5");
+  const std::string good1 = "oware 1,0,0,2,0,0/0,1,0,0,1,0 S";
+  const std::string good2 = "oware 0,0,0,0,0,2/2,0,0,0,0,0 N";
+  const std::vector<std::string> input = {
+      good1,
+      "not a position",
+      "oware 1,0,0,0,0,2/2,2,0,3,1,2 S",  // 13 seeds: beyond the 5-seed tables
+      "oware 4,4,x,4,4,4/4,4,4,4,4,4 S",
+      "",
+      "kalah:2:empty 1,1/1,1 S",  // no kalah tables in the folder
+      good2,
+  };
+  std::string text;
+  for (const auto& l : input) text += l + "\n";
+  const Outcome r = run_with_input("probe '" + tb.path + "' -", text);
+  EXPECT_EQ(r.code, 1) << "some lines had errors";
+  EXPECT_EQ(r.err, "");
+  const auto out = lines(r.out);
+  ASSERT_EQ(out.size(), input.size()) << r.out;
+  std::vector<nlohmann::json> j;
+  for (const auto& l : out) j.push_back(nlohmann::json::parse(l));
+  // The good lines: the same object as `probe POSITION --json`.
+  for (std::size_t i : {0u, 6u}) {
+    EXPECT_FALSE(j[i].contains("error")) << out[i];
+    const Outcome one = run("probe '" + tb.path + "' '" + input[i] + "' --json");
+    EXPECT_EQ(one.code, 0) << one.err;
+    EXPECT_EQ(one.out, out[i] + "\n");
+    EXPECT_EQ(j[i]["position"], input[i]);
+  }
+  EXPECT_TRUE(j[0]["value"].is_number_integer());
+  EXPECT_FALSE(j[0]["moves"].empty());
+  const std::pair<std::size_t, const char*> errors[] = {
+      {1, "bad_position"}, {2, "not_found"}, {3, "bad_position"}, {4, "bad_position"}, {5, "not_found"}};
+  for (const auto& [i, code] : errors) {
+    EXPECT_EQ(j[i]["code"], code) << out[i];
+    EXPECT_EQ(j[i]["input"], input[i]) << out[i];
+    EXPECT_FALSE(j[i]["error"].get<std::string>().empty()) << out[i];
+  }
+  // Only good lines: exit 0.
+  const Outcome ok = run_with_input("probe '" + tb.path + "' -", good1 + "\n" + good2 + "\n");
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_EQ(lines(ok.out).size(), 2u);
+}
+
+// Each answer is flushed at once: an engine writes a line and reads the answer while
+// the program keeps running.
+TEST(Cli, ProbeStreamIsInteractive) {
+  const TableDir tb("oware --max-seeds 4");
+  int to_child[2], from_child[2];
+  ASSERT_EQ(pipe(to_child), 0);
+  ASSERT_EQ(pipe(from_child), 0);
+  const pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    dup2(to_child[0], 0);
+    dup2(from_child[1], 1);
+    close(to_child[1]);
+    close(from_child[0]);
+    execl(MANCALA_TB_EXE, MANCALA_TB_EXE, "probe", tb.path.c_str(), "-", static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(to_child[0]);
+  close(from_child[1]);
+  FILE* answers = fdopen(from_child[0], "r");
+  auto ask = [&](const std::string& line) {
+    const std::string l = line + "\n";
+    EXPECT_EQ(write(to_child[1], l.data(), l.size()), static_cast<ssize_t>(l.size()));
+    char buf[8192];
+    // Blocks until the answer arrives: a missing flush would hang here (ctest's timeout).
+    return std::fgets(buf, sizeof buf, answers) ? std::string(buf) : std::string();
+  };
+  for (int round = 0; round < 3; ++round) {
+    EXPECT_NE(ask("oware 1,0,0,2,0,0/0,0,0,0,1,0 S").find("\"value\""), std::string::npos);
+    EXPECT_NE(ask("oware 1,0,0,0,0,2/2,2,0,3,1,2 S").find("\"code\":\"not_found\""), std::string::npos);
+    EXPECT_NE(ask("garbage").find("\"code\":\"bad_position\""), std::string::npos);
+  }
+  close(to_child[1]);
+  EXPECT_EQ(std::fgetc(answers), EOF);
+  std::fclose(answers);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  EXPECT_TRUE(WIFEXITED(status));
+}

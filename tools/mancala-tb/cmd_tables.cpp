@@ -1,9 +1,13 @@
 // Sub-commands over table folders: generate, probe, verify, info.
 #include <csignal>
+#include <expected>
+#include <optional>
 #include <cstdio>
 #include <iostream>
 #include <map>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "mancala/generate.h"
@@ -47,7 +51,142 @@ std::shared_ptr<Tablebase> open_or_throw(const std::string& dir) {
   return *tb;
 }
 
+// A win/loss value in JSON: "win"/"draw"/"loss" and the plies to the end.
+void put_value(nlohmann::ordered_json& o, GameKind kind, Value value) {
+  if (kind == GameKind::WinLoss) {
+    o["value"] = value > 0 ? "win" : value < 0 ? "loss" : "draw";
+    o["depth"] = plies_of(value);
+  } else {
+    o["value"] = value;
+  }
+}
+
+// One answer of probe: the value and every move's value, or an error. `input` is the
+// position as the user wrote it.
+struct ProbeAnswer {
+  std::optional<ParsedPosition> pp;
+  std::expected<ProbeResult, TableError> result = std::unexpected(TableError{TableError::Internal, ""});
+};
+
+ProbeAnswer probe_one(const Tablebase& tb, const std::string& input) {
+  ProbeAnswer a;
+  try {
+    auto pp = parse_position(input);
+    if (!pp) {
+      a.result = std::unexpected(TableError{TableError::BadPosition, pp.error()});
+      return a;
+    }
+    a.pp = *pp;
+    a.result = tb.probe(*pp->variant, pp->position);
+  } catch (const std::exception& e) {  // one line's failure must not end the stream
+    a.result = std::unexpected(TableError{TableError::Internal, e.what()});
+  }
+  return a;
+}
+
+const char* error_code_name(TableError::Code c) {
+  switch (c) {
+    case TableError::NotFound: return "not_found";
+    case TableError::Corrupt: return "corrupt";
+    case TableError::Mismatch: return "mismatch";
+    case TableError::Io: return "io";
+    case TableError::BadPosition: return "bad_position";
+    case TableError::Internal: break;
+  }
+  return "internal";
+}
+
+nlohmann::ordered_json answer_json(const std::string& input, const ProbeAnswer& a) {
+  nlohmann::ordered_json o;
+  if (!a.result) {
+    o["input"] = input;
+    o["error"] = a.result.error().message;
+    o["code"] = error_code_name(a.result.error().code);
+    return o;
+  }
+  const Variant& v = *a.pp->variant;
+  o["position"] = format_position(v, a.pp->position, a.pp->side);
+  put_value(o, v.kind(), a.result->value);
+  o["moves"] = nlohmann::ordered_json::array();
+  for (const auto& m : a.result->moves) {
+    nlohmann::ordered_json jm;
+    jm["move"] = v.move_name(m.move);
+    put_value(jm, v.kind(), m.value);
+    jm["gains"] = {m.child.gain_mover, m.child.gain_opponent};
+    o["moves"].push_back(std::move(jm));
+  }
+  return o;
+}
+
+void print_text(const ProbeAnswer& a) {
+  const Variant& v = *a.pp->variant;
+  const auto& r = *a.result;
+  std::printf("%s\n  value %s%s\n", format_position(v, a.pp->position, a.pp->side).c_str(), value_text(v.kind(), r.value).c_str(),
+              r.from_children ? " (from its moves: the position itself is not in the tables)" : "");
+  if (r.moves.empty()) std::printf("  no legal move: the game is over\n");
+  for (const auto& m : r.moves)
+    std::printf("  move %-12s %-10s gains %d/%d\n", v.move_name(m.move).c_str(), value_text(v.kind(), m.value).c_str(),
+                m.child.gain_mover, m.child.gain_opponent);
+}
+
 }  // namespace
+
+int cmd_probe(Args& a) {
+  if (a.help()) {
+    std::printf(
+        "usage: mancala-tb probe DIR POSITION... [--json]\n"
+        "       mancala-tb probe DIR -          (engine protocol: one JSON line per input line)\n\n"
+        "Exact value and every move's value of each POSITION from the tables in DIR.\n"
+        "POSITION is VARIANT PITS SIDE [FLAGS], quoted or not.\n\n"
+        "  --json   one JSON object per position: position, value (margin, or\n"
+        "           \"win\"/\"draw\"/\"loss\"), depth (plies, win/loss games), moves (best first,\n"
+        "           each move, value, depth, gains)\n\n"
+        "With '-' probe reads positions from standard input, one a line, and answers each\n"
+        "line with one JSON object on one line, flushed at once, in order, until the input\n"
+        "ends: an engine keeps it running and talks to it through a pipe. A line that is\n"
+        "not a position, or a position beyond the tables, is answered with\n"
+        "  {\"input\":LINE,\"error\":MESSAGE,\"code\":\"bad_position\"|\"not_found\"|\"corrupt\"|...}\n"
+        "and the stream goes on. Exit status: 0 if every position was answered, 1 if any\n"
+        "had an error (the others are still answered).\n\n"
+        "The value is the margin of the seeds still in play the side to move can force\n"
+        "(captured seeds do not count); a move's value is its gains plus the value of the\n"
+        "position after it, from the mover's view.\n\n"
+        "examples (after: mancala-tb generate oware --max-seeds 8 --out tb/):\n"
+        "  mancala-tb probe tb/ \"oware 1,0,0,2,0,0/0,1,0,0,1,0 S\"\n"
+        "  printf 'oware 1,0,0,2,0,0/0,1,0,0,1,0 S\\nnot a position\\n' | mancala-tb probe tb/ -\n");
+    return 0;
+  }
+  bool json = a.flag("json");
+  auto w = a.rest();
+  if (w.size() < 2) throw UsageError("probe needs DIR and at least one POSITION (see --help)");
+  const auto tb = open_or_throw(w[0]);
+  int status = 0;
+  if (w.size() == 2 && w[1] == "-") {
+    // The engine protocol: every line answered, in order, flushed.
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      const ProbeAnswer ans = probe_one(*tb, line);
+      if (!ans.result) status = 1;
+      std::fputs((answer_json(line, ans).dump() + "\n").c_str(), stdout);
+      std::fflush(stdout);
+    }
+    return status;
+  }
+  std::vector<std::string> words(w.begin() + 1, w.end());
+  for (const std::string& text : split_positions(words)) {
+    const ProbeAnswer ans = probe_one(*tb, text);
+    if (!ans.result) {
+      status = 1;
+      if (json) std::printf("%s\n", answer_json(text, ans).dump().c_str());
+      else std::fprintf(stderr, "mancala-tb probe: %s: %s\n", text.c_str(), ans.result.error().message.c_str());
+      continue;
+    }
+    if (json) std::printf("%s\n", answer_json(text, ans).dump().c_str());
+    else print_text(ans);
+  }
+  return status;
+}
 
 int cmd_generate(Args& a) {
   if (a.help()) {
@@ -158,70 +297,6 @@ int cmd_generate(Args& a) {
               static_cast<unsigned long long>(rep->positions), human_bytes(static_cast<double>(rep->file_bytes)).c_str(),
               rep->positions ? static_cast<double>(rep->file_bytes) / static_cast<double>(rep->positions) : 0.0, rep->seconds);
   return 0;
-}
-
-int cmd_probe(Args& a) {
-  if (a.help()) {
-    std::printf(
-        "usage: mancala-tb probe DIR POSITION... [--json]\n\n"
-        "Exact value and every move's value of each POSITION from the tables in DIR.\n"
-        "POSITION is VARIANT PITS SIDE [FLAGS] (quoted or not); '-' reads positions from\n"
-        "standard input, one per line.\n\n"
-        "  --json   one JSON object per position: position, value (margin, or\n"
-        "           \"win\"/\"draw\"/\"loss\"), depth (plies, win/loss games), moves (best first)\n\n"
-        "The value is the margin of the seeds still in play the side to move can force\n"
-        "(captured seeds do not count); a move's value is its gains plus the value of the\n"
-        "position after it, from the mover's view.\n\n"
-        "example: mancala-tb probe tb/ \"oware 1,0,0,0,0,2/2,2,0,3,1,2 S\"\n");
-    return 0;
-  }
-  const bool json = a.flag("json");
-  auto w = a.rest();
-  if (w.size() < 2) throw UsageError("probe needs DIR and at least one POSITION (see --help)");
-  const auto tb = open_or_throw(w[0]);
-  std::vector<std::string> words(w.begin() + 1, w.end());
-  if (words.size() == 1 && words[0] == "-") {
-    words.clear();
-    std::string line;
-    while (std::getline(std::cin, line))
-      if (!line.empty()) words.push_back(line);
-  }
-  int status = 0;
-  for (const std::string& text : split_positions(words)) {
-    const ParsedPosition pp = position_or_throw(text);
-    const Variant& v = *pp.variant;
-    auto r = tb->probe(v, pp.position);
-    if (!r) throw std::runtime_error(r.error().message);
-    const std::string pos = format_position(v, pp.position, pp.side);
-    if (json) {
-      std::ostringstream o;
-      o << "{\"position\":\"" << json_escape(pos) << "\",";
-      if (v.kind() == GameKind::WinLoss)
-        o << "\"value\":\"" << (r->value > 0 ? "win" : r->value < 0 ? "loss" : "draw") << "\",\"depth\":" << plies_of(r->value);
-      else
-        o << "\"value\":" << r->value;
-      o << ",\"moves\":[";
-      for (std::size_t i = 0; i < r->moves.size(); ++i) {
-        const auto& m = r->moves[i];
-        o << (i ? "," : "") << "{\"move\":\"" << v.move_name(m.move) << "\",";
-        if (v.kind() == GameKind::WinLoss)
-          o << "\"value\":\"" << (m.value > 0 ? "win" : m.value < 0 ? "loss" : "draw") << "\",\"depth\":" << plies_of(m.value);
-        else
-          o << "\"value\":" << m.value;
-        o << ",\"gains\":[" << m.child.gain_mover << "," << m.child.gain_opponent << "]}";
-      }
-      o << "]}";
-      std::printf("%s\n", o.str().c_str());
-    } else {
-      std::printf("%s\n  value %s%s\n", pos.c_str(), value_text(v.kind(), r->value).c_str(),
-                  r->from_children ? " (from its moves: the position itself is not in the tables)" : "");
-      if (r->moves.empty()) std::printf("  no legal move: the game is over\n");
-      for (const auto& m : r->moves)
-        std::printf("  move %-12s %-10s gains %d/%d\n", v.move_name(m.move).c_str(), value_text(v.kind(), m.value).c_str(),
-                    m.child.gain_mover, m.child.gain_opponent);
-    }
-  }
-  return status;
 }
 
 int cmd_verify(Args& a) {
