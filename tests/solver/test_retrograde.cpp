@@ -2,11 +2,13 @@
 // position of small classes, for each variant whose rules are final.
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <random>
 
 #include "mancala/generate.h"
 #include "mancala/notation.h"
 #include "mancala/retrograde.h"
+#include "mancala/rules/cenne.h"
 #include "reference/brute_solver.h"
 
 using namespace mancala;
@@ -32,19 +34,28 @@ SolvedClasses solve_all(const Variant& v, int max_seeds, int threads = 2) {
   return solved;
 }
 
-// Every position of every class up to max_seeds against the brute-force values.
-void cross_check(const std::string& spec, int max_seeds) {
+// The solved value of p, tabled or solved for closure only (lookup() answers the first).
+std::optional<Value> solved_value(const Variant& v, const SolvedClasses& solved, const Position& p) {
+  const ClassValues* cls = solved.find(v.class_of(p));
+  if (!cls || !cls->index().contains(p)) return std::nullopt;
+  return cls->get(cls->index().rank(p));
+}
+
+// Every position of every class up to max_seeds (or those `root` picks, and every
+// position they reach) against the brute-force values.
+void cross_check(const std::string& spec, int max_seeds, const std::function<bool(const Position&)>& root = {}) {
   const VariantPtr v = variant(spec);
   const SolvedClasses solved = solve_all(*v, max_seeds);
-  std::vector<Position> all;
+  std::vector<Position> roots;
   for (const ClassKey& k : v->solving_order(max_seeds)) {
     const ClassIndex idx(*v, k);
-    for (Index i = 0; i < idx.size(); ++i) all.push_back(idx.unrank(i));
+    for (Index i = 0; i < idx.size(); ++i)
+      if (const Position p = idx.unrank(i); !root || root(p)) roots.push_back(p);
   }
-  const reference::BruteSolver brute(*v, all);
+  const reference::BruteSolver brute(*v, roots);
   std::size_t checked = 0, nonzero = 0;
-  for (const Position& p : all) {
-    const auto got = lookup(*v, solved, p);
+  for (const Position& p : brute.positions()) {
+    const auto got = solved_value(*v, solved, p);
     ASSERT_TRUE(got) << format_position(*v, p, Side::South);
     ASSERT_EQ(*got, brute.value(p)) << spec << ": " << format_position(*v, p, Side::South);
     ++checked;
@@ -61,8 +72,41 @@ TEST(Retrograde, KalahEmptyMatchesBruteForce) { cross_check("kalah:6:empty", 6);
 TEST(Retrograde, KalahStandardMatchesBruteForce) { cross_check("kalah:4:standard", 8); }
 TEST(Retrograde, DjenonAboureMatchesBruteForce) { cross_check("djenon-aboure", 7); }
 TEST(Retrograde, KotuBaendumMatchesBruteForce) { cross_check("kotu-baendum", 4); }
-TEST(Retrograde, CenneMatchesBruteForce) { cross_check("cenne:7:7", 5); }
-TEST(Retrograde, CenneUnequalMatchesBruteForce) { cross_check("cenne:5:4", 5); }
+
+// Every Cenne board, A and B pits in play from 4 to 7: every position up to a seed
+// count that keeps each board under a second or so (on 4:4 this includes the jeppe
+// classes, which start at 6 seeds there).
+class CenneBoard : public testing::TestWithParam<std::pair<int, int>> {};
+TEST_P(CenneBoard, MatchesBruteForce) {
+  const auto [a, b] = GetParam();
+  const int n = a + b;
+  cross_check("cenne:" + std::to_string(a) + ":" + std::to_string(b), n <= 8 ? 7 : n <= 10 ? 6 : 5);
+}
+INSTANTIATE_TEST_SUITE_P(Retrograde, CenneBoard, testing::ValuesIn([] {
+                           std::vector<std::pair<int, int>> boards;
+                           for (int a = 4; a <= 7; ++a)
+                             for (int b = 4; b <= 7; ++b) boards.emplace_back(a, b);
+                           return boards;
+                         }()),
+                         [](const testing::TestParamInfo<std::pair<int, int>>& i) {
+                           return "cenne_" + std::to_string(i.param.first) + "_" + std::to_string(i.param.second);
+                         });
+
+// The jeppe classes from the first seed count at which they occur, where that count
+// is small (a jeppe on the opponent's side captures down to any lower count, so every
+// lower jeppe class is solved too): the positions of that count with a jeppe, one in
+// `every`, and all they reach.
+TEST(Retrograde, CenneJeppeClassesMatchBruteForce) {
+  for (const auto& [spec, every] : {std::pair<std::string, int>{"cenne:4:4", 1}, {"cenne:4:5", 40}, {"cenne:5:4", 40}}) {
+    const auto cenne = std::dynamic_pointer_cast<const Cenne>(variant(spec));
+    ASSERT_TRUE(cenne);
+    const int first = std::min(cenne->min_seeds_jeppe_mover(), cenne->min_seeds_jeppe_opponent());
+    std::size_t seen = 0;
+    cross_check(spec, first, [&](const Position& p) {
+      return p.jeppe >= 0 && p.seeds_in(0, cenne->pits()) == first && seen++ % static_cast<std::size_t>(every) == 0;
+    });
+  }
+}
 
 // The same tables with 1 and 2 threads, and the level method against the sweep
 // method (through a variant without un-moves the sweep method runs; for Oware

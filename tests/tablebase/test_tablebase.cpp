@@ -196,6 +196,20 @@ TEST(Generate, CorruptFileIsSolvedAgain) {
   EXPECT_EQ(slurp(f), good);
 }
 
+// Small Cenne boards past the count where jeppe classes start (6 seeds on 4:4, 9 on
+// 4:5): generation finds every class a child needs, and verify re-derives every value,
+// also of the positions a jeppe class holds only for closure.
+TEST(Generate, SmallCenneBoardsGenerateAndVerify) {
+  for (const auto& [spec, seeds] : {std::pair<std::string, int>{"cenne:4:4", 10}, {"cenne:4:5", 9}}) {
+    TempDir d;
+    gen(spec, seeds, d.path);
+    const auto rep = verify_tables(d.path, *variant(spec), VerifyOptions{});
+    ASSERT_TRUE(rep) << rep.error();
+    EXPECT_EQ(rep->mismatches, 0u) << spec << ": " << (rep->problems.empty() ? "" : rep->problems[0]);
+    EXPECT_GT(rep->classes, seeds + 1) << spec << ": the jeppe classes are generated";
+  }
+}
+
 // kill -9 in the middle of a class, then the same command: identical files.
 TEST(Cli, KillNineThenResumeGivesIdenticalFiles) {
   TempDir ref, d;

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <random>
+#include <set>
 
 #include "mancala/perft.h"
 #include "reference/naive_cenne.h"
@@ -337,4 +338,39 @@ TEST(Cenne, ClassesAreOrderedAndMatchTabled) {
       }
     }
   }
+}
+
+// The class list of every board is closed under moves at every --max-seeds, not only
+// for the whole game: a child of a listed class is listed (a jeppe class holds both
+// jeppe states, so once one is listed its captures reach the lower jeppe counts).
+TEST(Cenne, ClassListIsClosedAtEveryMaxSeeds) {
+  std::mt19937_64 rng(7);
+  std::vector<Child> kids;
+  for (int a = 4; a <= 7; ++a)
+    for (int b = 4; b <= 7; ++b) {
+      const Cenne v(a, b);
+      // (class, child class) pairs of random positions, jeppe ones included.
+      std::vector<std::pair<ClassKey, ClassKey>> edges;
+      for (int i = 0; i < 3000; ++i) {
+        Position p = random_position(v, rng);
+        if (i % 2 && !(p.flags & kAtappe)) p.jeppe = static_cast<std::int8_t>(v.pits() - 1);
+        if (!v.check(p).empty()) continue;
+        v.children(p, kids);
+        for (const Child& c : kids)
+          if (!c.game_over) edges.emplace_back(v.class_of(p), v.class_of(c.next));
+      }
+      for (int max = 0; max <= v.total_seeds(); ++max) {
+        const auto cls = v.solving_order(max);
+        const std::set<std::pair<std::uint64_t, int>> listed = [&] {
+          std::set<std::pair<std::uint64_t, int>> s;
+          for (const ClassKey& k : cls) s.insert({k.state, k.seeds});
+          return s;
+        }();
+        for (const auto& [from, to] : edges) {
+          if (!listed.count({from.state, from.seeds})) continue;
+          ASSERT_TRUE(listed.count({to.state, to.seeds}))
+              << v.name() << " up to " << max << ": " << to_string(from, v.pits()) << " -> " << to_string(to, v.pits());
+        }
+      }
+    }
 }

@@ -222,14 +222,18 @@ std::string Cenne::check(const Position& p) const {
 // order where every class comes after those its moves reach:
 //   atappe       -> its reply captures 4 (fewer seeds)
 //   plain        -> plain (<= seeds, the other orientation), atappe (same seeds)
-//   jeppe mover  -> plain (<= seeds), atappe (same seeds)
-//   jeppe opp.   -> jeppe mover (<= seeds), atappe (same seeds)
+//   jeppe        -> plain (<= seeds), jeppe (<= seeds), atappe (same seeds)
 // With A != B the plain classes of the two orientations reach each other with equal
 // seeds (every quiet move turns the board round) and are listed together; the
 // solver must treat the pair as one class (see docs/rules-kotu-cenne.md).
-// Atappe and jeppe classes are listed only for seed counts at which they occur (and,
-// for closure, every jeppe-on-the-mover's-side count once the jeppe-on-the-opponent's-
-// side classes are listed). tabled() says true for the counts that occur in play.
+// One jeppe class holds both jeppe states: class_of() keys a position by the lesser
+// of its state and its turned state, and a jeppe on the mover's side (pit sp-1) is,
+// turned round, a jeppe on the opponent's side (pit n-1). Its jeppe-on-the-opponent's-
+// side positions hold every distribution of their seeds and their turns capture down
+// to any lower count keeping the jeppe, so once one jeppe class is listed, the jeppe
+// classes of every lower count are listed too. Atappe classes are listed only from the
+// seed count at which they occur; tabled() says true for the states and counts that
+// occur in play (jeppe classes below min_seeds_jeppe_mover() are solved for closure).
 std::vector<ClassKey> Cenne::classes(int max_seeds) const {
   const int n = pits();
   std::vector<std::uint8_t> orientations = {0};
@@ -240,19 +244,15 @@ std::vector<ClassKey> Cenne::classes(int max_seeds) const {
     s.jeppe = static_cast<std::int8_t>(jeppe);
     return ClassKey{pack_state(s, n), seeds};
   };
-  // Closure: the jeppe-on-the-opponent's-side classes hold every distribution of their
-  // seeds, and their turns can capture down to any count; once they are listed, so
-  // are the jeppe-on-the-mover's-side classes of every seed count.
-  const int jeppe_mover_from = max_seeds >= min_jeppe_opp_ ? 0 : min_jeppe_mover_;
+  // Closure (above): the jeppe classes of every count once the first one is in reach.
+  const int jeppe_from = max_seeds >= std::min(min_jeppe_mover_, min_jeppe_opp_) ? 0 : INT_MAX;
   std::vector<ClassKey> out;
   for (int s = 0; s <= std::min(max_seeds, total_seeds()); ++s) {
     if (s >= min_seeds_atappe())
       for (auto o : orientations) out.push_back(key(static_cast<std::uint8_t>(o | kAtappe), -1, s));
     for (auto o : orientations) out.push_back(key(o, -1, s));
-    if (s >= jeppe_mover_from && s <= total_seeds() - 4)
+    if (s >= jeppe_from && s <= total_seeds() - 4)
       for (auto o : orientations) out.push_back(key(o, (o ? b_ : a_) - 1, s));
-    if (s >= min_jeppe_opp_ && s <= total_seeds() - 4)
-      for (auto o : orientations) out.push_back(key(o, n - 1, s));
   }
   return out;
 }

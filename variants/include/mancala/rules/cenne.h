@@ -36,8 +36,9 @@ class Cenne final : public Variant {
   Position rotate(const Position& p) const override;
   std::string check(const Position& p) const override;
   std::vector<ClassKey> classes(int max_seeds) const override;
-  // Every state that can occur is in classes(): atappe and jeppe positions only with
-  // the seed counts at which they can arise (see classes()).
+  // Every state that can occur is in classes(): atappe positions only with the seed
+  // counts at which they can arise, jeppe positions at every count once the first
+  // count at which they arise is in reach (see classes()).
   bool tabled(const Position& p) const override;
 
   int south_in_play() const { return a_; }
