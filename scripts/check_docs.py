@@ -13,9 +13,13 @@ The convention (docs/README.md, "Examples are tested"):
     folder (so a block that needs tables generates them first), with DIR (where the
     built ``mancala-tb`` is) first on PATH. Every command must exit with status 0;
     a failure is shown by writing it, e.g. ``mancala-tb moves nim || echo "exit $?"``.
+  * A block that runs ``mancala-tb-mpi`` is skipped (and says so) when that program
+    is not built (``MANCALA_MPI=OFF``). MPI runs may start as root.
   * In an expected line, ``[...]`` matches any text within that line (timings); a
     line that is exactly ``...`` matches any number of lines (also none). Trailing
     spaces are ignored.
+  * A block whose opening fence names a file after the language
+    (```` ```c docs/examples/probe_c.c ````) must hold exactly that file's text.
   * A block of shell commands that is not run (``sh``, ``bash``, ``shell``) must say
     so on its first line, visibly: ``# not run: REASON``. An ``sh`` block without it
     is an error, so that no command is shown untested by accident.
@@ -28,6 +32,7 @@ import difflib
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,18 +54,18 @@ def blocks(path):
     lines = path.read_text(encoding="utf-8").splitlines()
     i = 0
     while i < len(lines):
-        m = re.match(r"^(\s*)(```+|~~~+)\s*([\w+-]*)", lines[i])
+        m = re.match(r"^(\s*)(```+|~~~+)\s*([\w+-]*)\s*(\S*)", lines[i])
         if not m:
             i += 1
             continue
-        fence, lang, start = m.group(2), m.group(3).lower(), i
+        fence, lang, source, start = m.group(2), m.group(3).lower(), m.group(4), i
         body = []
         i += 1
         while i < len(lines) and not lines[i].strip().startswith(fence):
             body.append(lines[i])
             i += 1
         marked = bool(body) and NOT_RUN.search(body[0]) is not None
-        yield start + 1, lang, body, marked
+        yield start + 1, lang, body, marked, source
         i += 1
 
 
@@ -76,7 +81,7 @@ def commands(body, first_line):
         cmd = line[2:]
         while cmd.endswith("\\") and k + 1 < len(body):
             k += 1
-            cmd = cmd[:-1] + "\n" + body[k]
+            cmd = cmd + "\n" + body[k]  # bash reads the backslash-newline as one line
         k += 1
         expected = []
         while k < len(body) and not body[k].startswith("$ "):
@@ -128,7 +133,7 @@ def run_block(path, first_line, cmds, env):
 def update(path, env):
     lines = path.read_text(encoding="utf-8").splitlines()
     out = []
-    starts = {first: (lang, body) for first, lang, body, _ in blocks(path)}
+    starts = {first: (lang, body) for first, lang, body, _, _ in blocks(path)}
     i = 0
     while i < len(lines):
         out.append(lines[i])
@@ -139,7 +144,7 @@ def update(path, env):
                 for _, cmd, _ in cmds:
                     r = subprocess.run(["bash", "-c", "set -o pipefail\n" + cmd], cwd=work, env=env,
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
-                    out.append("$ " + cmd.replace("\n", "\\\n"))
+                    out.append("$ " + cmd)
                     out += [TIMING.sub("[...] s", l.rstrip()) for l in r.stdout.rstrip("\n").splitlines()]
             i += len(body) + 1
             continue
@@ -159,6 +164,10 @@ def main():
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(pathlib.Path(b).resolve()) for b in args.bin] + [env.get("PATH", "")])
     env["LC_ALL"] = "C"
+    # mpirun examples (docs/cluster.md) run as root in CI and on a 2-core machine.
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    have_mpi = shutil.which("mancala-tb-mpi", path=env["PATH"]) is not None
     files = [pathlib.Path(f).resolve() for f in args.file] if args.file else markdown_files()
     if args.update:
         if not args.file:
@@ -168,8 +177,14 @@ def main():
         return 0
     failures, ran = [], 0
     for path in files:
-        for first_line, lang, body, marked in blocks(path):
+        for first_line, lang, body, marked, source in blocks(path):
             where = f"{path.relative_to(ROOT)}:{first_line}"
+            if source:
+                src = ROOT / source
+                if not src.is_file():
+                    failures.append(f"{where}: the block names '{source}', which does not exist")
+                elif src.read_text(encoding="utf-8").rstrip("\n").splitlines() != body:
+                    failures.append(f"{where}: the block differs from '{source}' (copy the file into the page)")
             if lang in SHELL_LANGS and not marked:
                 failures.append(f"{where}: a '{lang}' block whose first line is not '# not run: REASON': "
                                 "make it a tested 'console' block or say why it is not run")
@@ -183,6 +198,9 @@ def main():
             if args.list:
                 for number, cmd, _ in cmds:
                     print(f"{path.relative_to(ROOT)}:{number}: {cmd}")
+                continue
+            if not have_mpi and any("mancala-tb-mpi" in cmd for _, cmd, _ in cmds):
+                print(f"{where}: skipped (mancala-tb-mpi is not built)")
                 continue
             ran += len(cmds)
             failures += run_block(path, first_line + 1, cmds, env)

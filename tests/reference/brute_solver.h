@@ -3,7 +3,7 @@
 // It takes every position reachable from some roots (std::map, no index), groups
 // them by (seeds in play, marks) — seeds never come back into play and marks never
 // go away, so groups are solved in increasing seeds — and inside a group applies
-// the definition of the value (RULES.md section 0) directly: with e(p) the best
+// the definition of the value (docs/rules/README.md) directly: with e(p) the best
 // value of a move leaving the group (or of the game ending),
 //
 //   v(p) >= t > 0  iff  p is in W_t, the least set with  e(p) >= t  or a move to a

@@ -1,4 +1,4 @@
-// A deliberately naive second implementation of Cenne (RULES.md section 3), written
+// A deliberately naive second implementation of Cenne (docs/rules/cenne.md), written
 // from the rule text only, for cross-checking the engine: plain vectors of the pits in
 // play, seed-by-seed sowing, every lap-start state remembered in a set, the claim by
 // trying every sequence of four own turns.

@@ -1,5 +1,5 @@
-// A deliberately naive second implementation of RULES.md sections 1 (Djenon-aboure)
-// and 6 (Oware, Kalah with both capture options), written from the rule text only.
+// A deliberately naive second implementation of docs/rules/djenon-aboure.md,
+// oware.md and kalah.md (Kalah with both capture options), written from the rule text only.
 //
 // Nothing here is shared with the engine: boards are std::vector<int> in absolute
 // orientation (South's row is pits 0..row-1, North's row row..2row-1, both left to
@@ -39,7 +39,7 @@ inline int row_sum(const std::vector<int>& b, char side, int row) {
   return s;
 }
 
-// ---- Djenon-aboure (RULES.md section 1) -----------------------------------------
+// ---- Djenon-aboure (docs/rules/djenon-aboure.md) -----------------------------------------
 
 // Plays one turn from `start` on board `b` (12 pits). Returns false if the turn never
 // ends (a lap-start state repeats); otherwise `b` is the board after it and `gain`
@@ -98,7 +98,7 @@ inline std::vector<Turn> djenon_turns(const std::vector<int>& b, char side) {
   return out;
 }
 
-// ---- Oware (RULES.md section 6) -----------------------------------------------
+// ---- Oware (docs/rules/oware.md) -----------------------------------------------
 
 inline std::vector<Turn> oware_turns(const std::vector<int>& b, char side) {
   const int n = 12;
@@ -133,7 +133,7 @@ inline std::vector<Turn> oware_turns(const std::vector<int>& b, char side) {
   return feeding.empty() ? all : feeding;
 }
 
-// ---- Kalah(m, n) (RULES.md section 6) -----------------------------------------
+// ---- Kalah(m, n) (docs/rules/kalah.md) -----------------------------------------
 
 inline std::vector<Turn> kalah_turns(const std::vector<int>& b, char side, bool capture_empty) {
   const int m = static_cast<int>(b.size()) / 2;

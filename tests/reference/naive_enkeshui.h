@@ -1,4 +1,4 @@
-// A deliberately naive second implementation of RULES.md section 4 (Enkeshui),
+// A deliberately naive second implementation of docs/rules/enkeshui.md (Enkeshui),
 // written from the rule text only, for cross-checking the engine.
 //
 // Nothing is shared with the engine: the board is a std::vector<int> of seeds and a

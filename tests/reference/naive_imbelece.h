@@ -1,4 +1,4 @@
-// A deliberately naive second implementation of RULES.md section 5 (Imbelece),
+// A deliberately naive second implementation of docs/rules/imbelece.md (Imbelece),
 // written from the rule text only, for cross-checking the engine.
 //
 // The board is absolute: a std::vector<int> of 16 seed counts and a std::vector<bool>

@@ -1,4 +1,4 @@
-// A deliberately naive second implementation of Kotu-baendum (RULES.md section 2),
+// A deliberately naive second implementation of Kotu-baendum (docs/rules/kotu-baendum.md),
 // written from the rule text only, for cross-checking the engine. Plain vectors,
 // seed-by-seed sowing in either direction (clockwise play is simulated directly, not
 // by mirroring), endless turns found by remembering every lap-start state in a set.

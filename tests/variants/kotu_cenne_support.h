@@ -1,5 +1,5 @@
 // Helpers shared by test_kotu_baendum.cpp and test_cenne.cpp: turns printed in the
-// EXAMPLES.md format, random position generators, comparison keys.
+// format of `mancala-tb moves`, random position generators, comparison keys.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -23,7 +23,7 @@ inline ParsedPosition parse_or_die(const std::string& text) {
   return *p;
 }
 
-// Every turn of a position as the lines of EXAMPLES.md print it:
+// Every turn of a position, shortened from the lines `mancala-tb moves` prints:
 //   "0 -> kotu-baendum 1,5,5,5,0,5,5/5,5,0,5,5,5,5 N | 0 0"
 inline std::vector<std::string> turns(const std::string& text) {
   const ParsedPosition pp = parse_or_die(text);

@@ -1,5 +1,5 @@
-// Cenne (RULES.md section 3): hand-worked turns for every clause, the worked turns
-// of EXAMPLES.md, golden perft numbers, and a cross-check against the naive reference
+// Cenne (docs/rules/cenne.md): hand-worked turns for every clause, the worked turns
+// of docs/rules/, golden perft numbers, and a cross-check against the naive reference
 // implementation in tests/reference/naive_cenne.h.
 #include <gtest/gtest.h>
 
@@ -26,7 +26,7 @@ std::string first_turn(const std::string& text) {
 
 }  // namespace
 
-// ---- EXAMPLES.md -------------------------------------------------------------
+// ---- docs/rules/ -------------------------------------------------------------
 
 TEST(Cenne, ExamplesStart) {
   EXPECT_EQ(turns("cenne:7:7 4,4,4,4,4,4,4/4,4,4,4,4,4,4 S"),

@@ -1,6 +1,6 @@
-// The foundation of issue 2 for Djenon-aboure, Oware and Kalah (RULES.md sections 1
-// and 6): hand-worked turns for every clause of the rules, the worked turns of
-// spec/EXAMPLES.md, golden perft numbers, a randomized cross-check against the naive
+// The foundation of issue 2 for Djenon-aboure, Oware and Kalah (docs/rules/djenon-aboure.md,
+// oware.md, kalah.md): hand-worked turns for every clause of the rules, the worked turns of
+// docs/rules/, golden perft numbers, a randomized cross-check against the naive
 // second implementation (tests/reference/naive_classic.h), and the notation.
 #include <gtest/gtest.h>
 
@@ -31,7 +31,7 @@ ParsedPosition parsed(const std::string& text) {
   return *p;
 }
 
-// The position and every legal turn, in the format of spec/EXAMPLES.md (and of
+// The position and every legal turn, in the format of docs/rules/ (and of
 // `mancala-tb moves`): the position after each turn written with its side to move.
 std::string moves_text(const std::string& position) {
   const ParsedPosition pp = parsed(position);
@@ -56,7 +56,7 @@ std::vector<Child> children_of(const std::string& position) {
   return kids;
 }
 
-// The value of a finished game for its side to move (the sharing of RULES.md).
+// The value of a finished game for its side to move (the final sharing of docs/rules/).
 Value terminal_of(const std::string& position) {
   const ParsedPosition pp = parsed(position);
   std::vector<Child> kids;
@@ -120,7 +120,7 @@ std::string describe(const Variant& v, const std::vector<int>& b, char side) {
 }  // namespace
 
 // =============================================================================
-// Djenon-aboure (RULES.md section 1)
+// Djenon-aboure (docs/rules/djenon-aboure.md)
 // =============================================================================
 
 TEST(DjenonAboure, FirstSeedBackIntoStartPitAndRelayOn2Before) {
@@ -227,7 +227,7 @@ TEST(DjenonAboure, OnlyEndlessMovesMeansPass) {
 }
 
 // =============================================================================
-// Oware (RULES.md section 6)
+// Oware (docs/rules/oware.md)
 // =============================================================================
 
 TEST(Oware, LapOf12OrMoreSkipsItsStartPit) {
@@ -291,7 +291,7 @@ TEST(Oware, MoverWithoutSeedsEndsTheGameOpponentTakesAll) {
 }
 
 // =============================================================================
-// Kalah (RULES.md section 6)
+// Kalah (docs/rules/kalah.md)
 // =============================================================================
 
 TEST(Kalah, LastSeedInOwnStoreMovesAgain) {
@@ -351,7 +351,7 @@ TEST(Kalah, GameEndsWhenASideIsEmptyEachTakesHisOwn) {
 }
 
 // =============================================================================
-// spec/EXAMPLES.md, reproduced exactly
+// docs/rules/, reproduced exactly
 // =============================================================================
 
 TEST(ClassicExamples, DjenonAboureStart) {

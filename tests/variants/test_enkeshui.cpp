@@ -1,4 +1,4 @@
-// Enkeshui (RULES.md section 4): worked turns of EXAMPLES.md, one test per clause,
+// Enkeshui (docs/rules/enkeshui.md): worked turns of docs/rules/, one test per clause,
 // impossible positions, golden perft numbers, and a cross-check against the naive
 // implementation of tests/reference/naive_enkeshui.h on random positions.
 #include <gtest/gtest.h>
@@ -26,7 +26,7 @@ ParsedPosition parse(const std::string& text) {
   return *p;
 }
 
-// Every turn of a position in the format of EXAMPLES.md (what `mancala-tb moves` prints).
+// Every turn of a position in the format of docs/rules/ (what `mancala-tb moves` prints).
 std::vector<std::string> turns(const std::string& text) {
   const ParsedPosition pp = parse(text);
   std::vector<Child> kids;
@@ -68,7 +68,7 @@ std::string check_error(const std::string& text) {
 
 }  // namespace
 
-// ---- EXAMPLES.md, reproduced exactly ---------------------------------------------
+// ---- docs/rules/enkeshui.md, reproduced exactly ---------------------------------------------
 
 TEST(EnkeshuiExamples, StartLayoutA) {
   EXPECT_EQ(turns("enkeshui:8 0,0,4,4,4,4,4,4/4,4,4,4,4,4,0,0 S"),
@@ -117,8 +117,8 @@ TEST(EnkeshuiExamples, DirectionPrivilege) {
 
 // ---- Start positions ---------------------------------------------------------------
 
-// RULES.md draws North's row as South sees it (pits 2K-1 .. K); in circuit order every
-// start position reads the same for both halves.
+// The traditional description draws North's row as South sees it (pits 2K-1 .. K); in
+// circuit order every start position reads the same for both halves.
 TEST(Enkeshui, StartPositions) {
   auto start = [](const std::string& spec) {
     auto v = *make_variant(spec);
@@ -136,7 +136,7 @@ TEST(Enkeshui, StartPositions) {
   }
 }
 
-// ---- One test per clause of RULES.md section 4 -----------------------------------------
+// ---- One test per clause of docs/rules/enkeshui.md -----------------------------------------
 
 TEST(Enkeshui, MovesStartFromNonEmptyNonBullPitsOnly) {
   const auto got = turns("enkeshui:8 0,1,0S,0,0,0,0,0/0,0,0,0,0,0,0,1 S");
@@ -341,7 +341,7 @@ TEST(Enkeshui, ImpossiblePositions) {
 
 // From the start positions, checked against the naive implementation below. (From
 // enkeshui:8 at depth 3 a privileged turn has more distinct outcomes than
-// Enkeshui::kMaxTurnsPerPit: see TooManyOutcomesIsAnError and docs/rules-enkeshui-imbelece.md.)
+// Enkeshui::kMaxTurnsPerPit: see TooManyOutcomesIsAnError and docs/rules/enkeshui.md.)
 TEST(Enkeshui, PerftGolden) {
   auto count = [](const std::string& spec, int depth) {
     auto v = *make_variant(spec);

@@ -1,4 +1,4 @@
-// Imbelece (RULES.md section 5): worked turns of EXAMPLES.md, one test per clause,
+// Imbelece (docs/rules/imbelece.md): worked turns of docs/rules/, one test per clause,
 // impossible positions, golden perft numbers, and a cross-check against the naive
 // implementation of tests/reference/naive_imbelece.h on random positions.
 #include <gtest/gtest.h>

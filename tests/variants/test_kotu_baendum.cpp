@@ -1,5 +1,5 @@
-// Kotu-baendum (RULES.md section 2): hand-worked turns for every clause, the worked
-// turns of EXAMPLES.md, golden perft numbers, and a cross-check against the naive
+// Kotu-baendum (docs/rules/kotu-baendum.md): hand-worked turns for every clause, the worked
+// turns of docs/rules/, golden perft numbers, and a cross-check against the naive
 // reference implementation in tests/reference/naive_kotu_baendum.h.
 #include <gtest/gtest.h>
 
@@ -22,11 +22,11 @@ using Lines = std::vector<std::string>;
 
 }  // namespace
 
-// ---- EXAMPLES.md -------------------------------------------------------------
+// ---- docs/rules/ -------------------------------------------------------------
 
 TEST(KotuBaendum, ExamplesFirstMove) {
   const Lines got = turns("kotu-baendum 4,4,4,4,4,4,4/4,4,4,4,4,4,4 S first");
-  // The counterclockwise moves are those of EXAMPLES.md; each has its clockwise twin.
+  // The counterclockwise moves are those of docs/rules/; each has its clockwise twin.
   EXPECT_EQ(got, (Lines{
                      "0 -> kotu-baendum 1,5,5,5,0,5,5/5,5,0,5,5,5,5 N | 0 0",
                      "0:cw -> kotu-baendum 5,0,5,5,5,5,1/5,5,5,0,5,5,5 N | 0 0",

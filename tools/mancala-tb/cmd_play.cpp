@@ -1,4 +1,4 @@
-// play: a whole game, or a Cenne match of several rounds (RULES.md section 3,
+// play: a whole game, or a Cenne match of several rounds (docs/rules/cenne.md,
 // "Following rounds"), with a deterministic player on both sides.
 #include <cstdio>
 #include <random>
@@ -93,7 +93,7 @@ void print_usage() {
       "printed with the position after it, then the seeds each side won. A clockwise\n"
       "Kotu-baendum game (first move 'P:cw') is shown in its mirrored, counterclockwise form\n"
       "(pit i <-> 6-i in each row), the form the tables hold.\n\n"
-      "Cenne without a position: a whole match (RULES.md section 3). Round 1 is played on\n"
+      "Cenne without a position: a whole match (docs/rules/cenne.md). Round 1 is played on\n"
       "the board of the spec (default cenne:7:7, 56 seeds). After each round every player\n"
       "refills his pits, 4 seeds each from his winnings, leftmost first; pits he cannot fill\n"
       "are out of play and leftover seeds are kept aside. So a round with South holding 30\n"

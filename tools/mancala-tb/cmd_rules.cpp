@@ -81,7 +81,7 @@ int cmd_moves(Args& a) {
     std::printf(
         "usage: mancala-tb moves VARIANT [PITS SIDE [FLAGS]]\n\n"
         "Every legal turn of the position (default: the start) with the position after it\n"
-        "and what each player gained, in the format of spec/EXAMPLES.md.\n");
+        "and what each player gained, in the format of docs/rules/.\n");
     return 0;
   }
   const auto w = a.rest();

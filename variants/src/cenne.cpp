@@ -225,7 +225,7 @@ std::string Cenne::check(const Position& p) const {
 //   jeppe        -> plain (<= seeds), jeppe (<= seeds), atappe (same seeds)
 // With A != B the plain classes of the two orientations reach each other with equal
 // seeds (every quiet move turns the board round) and are listed together; the
-// solver must treat the pair as one class (see docs/rules-kotu-cenne.md).
+// solver treats the pair as one class (ClassKey in variant.h).
 // One jeppe class holds both jeppe states: class_of() keys a position by the lesser
 // of its state and its turned state, and a jeppe on the mover's side (pit sp-1) is,
 // turned round, a jeppe on the opponent's side (pit n-1). Its jeppe-on-the-opponent's-

@@ -12,9 +12,9 @@ namespace mancala {
 
 namespace {
 
-// Start rows of RULES.md section 4, South's row left to right. RULES.md draws North's
-// row left to right as South sees it, i.e. pits 2K-1 down to K; reversed into circuit
-// order it is the same list as South's for every layout (the start positions are
+// Start rows of docs/rules/enkeshui.md, South's row left to right. The traditional
+// description draws North's row left to right as South sees it, i.e. pits 2K-1 down
+// to K; reversed into circuit order it is the same list as South's for every layout (the start positions are
 // symmetric under the half turn), so both halves of the notation read alike, e.g.
 // enkeshui:8  0,0,4,4,4,4,4,4/0,0,4,4,4,4,4,4 S.
 constexpr int kStart12[12] = {0, 3, 3, 0, 3, 3, 0, 3, 3, 0, 3, 3};
@@ -37,7 +37,7 @@ Position Enkeshui::start(int per_pit) const {
 
 // One lap. The seeds of `lap.pit` are lifted and dropped one per pit in the chosen
 // direction, bulls included (a seed in a bull is credited to its owner and leaves play).
-// End of the lap (RULES.md 4, in this order), by what the pits of the last two seeds
+// End of the lap (docs/rules/enkeshui.md, in this order), by what the pits of the last two seeds
 // held before them:
 //   1. last held 3, or the last two held {2, 3} (neither a bull): bulls of the mover,
 //      their seeds go to him; the turn ends.
@@ -208,7 +208,7 @@ void Enkeshui::turns_from(const Position& p, int pit, std::vector<Child>& out) c
   auto too_many = [&](const char* what, std::size_t limit) {
     return std::length_error("enkeshui: the turns from pit " + std::to_string(pit) + " have more than " +
                              std::to_string(limit) + " " + what +
-                             " (direction privilege; see docs/rules-enkeshui-imbelece.md)");
+                             " (direction privilege; see docs/rules/enkeshui.md)");
   };
   // The outcomes found so far from this pit, and the lap-start states seen.
   std::unordered_set<Outcome, OutcomeHash> ends;

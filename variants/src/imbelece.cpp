@@ -13,7 +13,7 @@ Position Imbelece::start(int per_pit) const {
 
 // Laps along the circuit. Each seed goes to the next pit; the mover's closed pits
 // (0..7) are passed over, at the opponent's closed pits (8..15) the seed goes into the
-// store. End of a lap (RULES.md 5):
+// store. End of a lap (docs/rules/imbelece.md):
 //   last seed into the store          -> the turn ends
 //   last pit held 0                   -> the turn ends
 //   opponent's pit now holding 4, not the game's first move

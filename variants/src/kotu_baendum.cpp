@@ -139,7 +139,7 @@ std::string KotuBaendum::check(const Position& p) const {
 // ascending and, for equal seeds, more ties first. A quiet move turns the board round
 // and so maps a tie state to its rotation (0 <-> 7, 6 <-> 13, owners exchanged): the
 // two classes of a state and its rotation reach each other and are listed together
-// (the solver must treat such a pair as one class; see docs/rules-kotu-cenne.md).
+// (the solver treats such a pair as one class: ClassKey in variant.h).
 std::vector<ClassKey> KotuBaendum::classes(int max_seeds) const {
   struct State {
     std::uint64_t state, rotated;

@@ -1,4 +1,4 @@
-// Position notation of DESIGN.md:  VARIANT PITS SIDE [FLAGS]
+// Position notation (docs/notation.md):  VARIANT PITS SIDE [FLAGS]
 //   djenon-aboure 4,4,4,4,4,4/4,4,4,4,4,4 S
 //   kotu-baendum 0,1,1,0,0,0,0/0S,1,0,2,1,0,1 N
 //   cenne:7:7 3,3,3,3,3,3,3/3,3,3,3,3,3,3 N atappe

@@ -1,5 +1,5 @@
 // A position: pit contents, irreversible marks, flags. Always stored with the
-// side to move as South (RULES.md section 0); the notation layer turns boards round.
+// side to move as South (docs/rules/README.md); the notation layer turns boards round.
 #pragma once
 
 #include <array>

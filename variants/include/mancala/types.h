@@ -16,14 +16,14 @@ enum class Side : std::uint8_t { South = 0, North = 1 };
 constexpr Side opposite(Side s) { return s == Side::South ? Side::North : Side::South; }
 constexpr char side_char(Side s) { return s == Side::South ? 'S' : 'N'; }
 
-// What a pit is besides its seeds: the irreversible state of RULES.md.
+// What a pit is besides its seeds: the irreversible state of docs/rules/.
 //   None   a plain pit in play
 //   South  tied (Kotu-baendum) or a bull (Enkeshui) owned by South; holds no live seeds
 //   North  the same, owned by North
 //   Closed an Imbelece pit closed ("married"); holds no seeds, never sown into
 enum class Mark : std::uint8_t { None = 0, South = 1, North = 2, Closed = 3 };
 
-// Position flags (rare, see DESIGN.md "FLAGS").
+// Position flags (rare, see docs/notation.md "Flags").
 enum PositionFlag : std::uint8_t {
   kFirstMove = 1u << 0,  // first move of the game (Kotu-baendum, Imbelece)
   kAtappe = 1u << 1,     // Cenne: the forced atappe reply is due
@@ -31,7 +31,7 @@ enum PositionFlag : std::uint8_t {
 };
 
 // Value of a position for the side to move.
-//  * Score games: the margin of the seeds still in play (RULES.md section 0).
+//  * Score games: the margin of the seeds still in play (docs/values.md).
 //  * Win/loss games: kWinValue - plies for a win in `plies`, -(kWinValue - plies)
 //    for a loss, 0 for a draw, so that larger is always better for the mover.
 using Value = std::int16_t;

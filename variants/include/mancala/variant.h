@@ -19,7 +19,7 @@ namespace mancala {
 
 enum class VariantId : std::uint8_t { DjenonAboure, KotuBaendum, Cenne, Enkeshui, Imbelece, Oware, Kalah };
 
-// A class = (irreversible state, seeds in play) (DESIGN.md).
+// A class = (irreversible state, seeds in play).
 // A move that captures nothing turns the board round, so a class holds the
 // positions of both orientations of its marks: `state` is the smaller of the two
 // packed states (canonical), and the class index numbers the positions of the

@@ -1,4 +1,4 @@
-// Cenne (RULES.md section 3): 2 x 7 played in rounds; murte skipping, wanasu,
+// Cenne (docs/rules/cenne.md): 2 x 7 played in rounds; murte skipping, wanasu,
 // atappe with its forced reply and jeppe, the claim of a round. `cenne:A:B` has A
 // pits in play for South and B for North.
 //

@@ -1,4 +1,4 @@
-// Djenon-aboure (RULES.md section 1): 2 x 6, no stores, first seed back into the
+// Djenon-aboure (docs/rules/djenon-aboure.md): 2 x 6, no stores, first seed back into the
 // emptied pit, relay on 3 or 5+, capture on 2 or 4 with a chain backwards.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Enkeshui (RULES.md section 4): 2 x K (8, 10, 12), 48 seeds, bulls, capture of the
+// Enkeshui (docs/rules/enkeshui.md): 2 x K (8, 10, 12), 48 seeds, bulls, capture of the
 // facing pit in the first lap, direction privilege.
 //
 // Board: South's row is pits 0..K-1, North's row K..2K-1 (circuit order); pit i faces
@@ -18,7 +18,7 @@
 // order, ccw < cw). Different start pits are different moves even with the same outcome.
 //
 // Hard limit: the privilege can give a start pit an astronomical number of distinct
-// outcomes (docs/rules-enkeshui-imbelece.md). children() is exact, or it throws
+// outcomes (docs/rules/enkeshui.md). children() is exact, or it throws
 // std::length_error when one start pit has more than kMaxTurnsPerPit distinct outcomes
 // or the search needs more than kMaxLapStates lap-start states for it.
 #pragma once

@@ -1,4 +1,4 @@
-// Imbelece (RULES.md section 5): three rows, a 16-pit circuit, closed ("married")
+// Imbelece (docs/rules/imbelece.md): three rows, a 16-pit circuit, closed ("married")
 // pits; win/loss with plies to the end.
 //
 // Circuit (South to move): South's outer row left to right 0..5, his central pit next

@@ -1,4 +1,4 @@
-// Kalah(m, n) (RULES.md section 6): stores on the circuit, extra move from the
+// Kalah(m, n) (docs/rules/kalah.md): stores on the circuit, extra move from the
 // store, capture from an empty own pit (`empty` or `standard` option).
 #pragma once
 

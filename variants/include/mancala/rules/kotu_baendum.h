@@ -1,4 +1,4 @@
-// Kotu-baendum (RULES.md section 2): 2 x 7, skipping 3s, capture of 4, ties (baenda)
+// Kotu-baendum (docs/rules/kotu-baendum.md): 2 x 7, skipping 3s, capture of 4, ties (baenda)
 // of the end holes 0, 6, 7, 13. Tables hold counterclockwise play only.
 //
 // Clockwise games. Mirroring each row (pit i <-> k-1-i in each row, i.e. i -> 6-i for

@@ -1,4 +1,4 @@
-// Oware / Awari with Romein & Bal's rules (RULES.md section 6).
+// Oware / Awari with Romein & Bal's rules (docs/rules/oware.md).
 #pragma once
 
 #include "mancala/rules/sowing.h"

@@ -18,7 +18,7 @@ inline Position rotate_plain(const Position& p, int n) {
   return r;
 }
 
-// Exact detection of an endless turn (RULES.md section 0): the sequence of lap-start
+// Exact detection of an endless turn (docs/rules/README.md): the sequence of lap-start
 // states of a turn is deterministic, so it never ends iff some state repeats. Brent's
 // algorithm finds a repeat with one saved state and no false positives; a relay that
 // ends is never mistaken for a cycle, and a cycle is found within 2x its length after
