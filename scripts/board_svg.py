@@ -111,7 +111,7 @@ def two_row_picture(name, title, k, south, north, legend, styles=None, stores=No
 def imbelece_picture():
     b = Board("Imbelece: start (3 seeds in each of the 16 pits)")
     x0 = MARGIN + R
-    y_top, y_mid, y_bot = 50, 50 + STEP, 50 + 2 * STEP
+    y_top, y_mid, y_bot = 58, 58 + 56, 58 + 112
     for i in range(6):                                   # South's outer row 0..5, left to right
         b.pit(i, x0 + i * STEP, y_bot, 3)
         b.pit(8 + i, x0 + (5 - i) * STEP, y_top, 3)      # North's outer row 8..13, right to left
@@ -120,7 +120,7 @@ def imbelece_picture():
     b.pit(6, x0 + 4 * STEP, y_mid, 3)
     b.pit(7, x0 + 5 * STEP, y_mid, 3)
     b.store(x0 + 2.5 * STEP, y_mid, 70, 30, "store (nobody's)")
-    b.mid_y = y_mid - 1
+    b.mid_y = y_mid + 1  # central row numbers above the pits
     order = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
     legend = ["South (bottom) owns 0..7, North 8..15; sowing follows the numbers 0, 1, ... 15, 0.",
               "A seed sown at an opponent's closed pit goes to the store instead."]

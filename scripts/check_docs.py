@@ -39,7 +39,10 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SHELL_LANGS = {"sh", "bash", "shell"}
-TIMING = re.compile(r"\b\d+\.\d+ s\b")  # timings are written as wildcards by --update
+# Timings and file sizes (which change with the machine and the file format) are
+# written as wildcards by --update.
+TIMING = re.compile(r"\b\d+\.\d+ s\b")
+SIZES = re.compile(r"\b\d+(\.\d+)? (B|KiB|MiB|GiB)\b|\b\d+\.\d+ bytes/position")
 NOT_RUN = re.compile(r"^\s*#\s*not run:\s*\S")
 
 
@@ -130,6 +133,11 @@ def run_block(path, first_line, cmds, env):
     return failures
 
 
+def wildcards(line):
+    line = TIMING.sub("[...] s", line)
+    return SIZES.sub(lambda m: "[...] bytes/position" if "position" in m.group(0) else "[...]", line)
+
+
 def update(path, env):
     lines = path.read_text(encoding="utf-8").splitlines()
     out = []
@@ -145,7 +153,7 @@ def update(path, env):
                     r = subprocess.run(["bash", "-c", "set -o pipefail\n" + cmd], cwd=work, env=env,
                                        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=600)
                     out.append("$ " + cmd)
-                    out += [TIMING.sub("[...] s", l.rstrip()) for l in r.stdout.rstrip("\n").splitlines()]
+                    out += [wildcards(l.rstrip()) for l in r.stdout.rstrip("\n").splitlines()]
             i += len(body) + 1
             continue
         i += 1
