@@ -32,12 +32,7 @@
 #include <vector>
 
 #include "mancala/cluster.h"
-
-#if __has_include("mancala/version.h")
 #include "mancala/version.h"
-#else
-#define MANCALA_VERSION_STRING MANCALA_PROJECT_VERSION  // cluster/CMakeLists.txt, from project()
-#endif
 
 namespace {
 
