@@ -7,6 +7,7 @@
 # site's default MPI plugin is `none`, so the script must choose pmix itself), then:
 #  * sbatch --wait the script for djenon-aboure, oware and kalah:4:empty: every file equal
 #    byte for byte to `mancala-tb generate`, the README's probe reads the folder;
+#  * the same with LAUNCHER=mpirun (Open MPI's mpirun inside the allocation);
 #  * a job stopped by scancel mid-run (a rank frozen in class 7 by the test hook, so the
 #    cancel always lands in the middle) exits non-zero with the resume hint, and the
 #    same sbatch line resumes it to identical files;
@@ -166,11 +167,21 @@ for spec in "${specs[@]}"; do
   echo "ok: job $id: $1 up to $2 seeds on 2 ranks: identical files ($(ls "tb-$d"/*.mtb | wc -l) tables)"
 done
 # The README's last step: probe the folder the job wrote.
+"$tb_exe" probe tb-oware "oware 1,0,2,0,0,1/0,1,0,2,0,1 S" | grep -q . || fail "the README's probe"
 a=$("$tb_exe" probe "$work/ref-oware" --json "oware 1,0,2,0,0,1/0,1,0,2,0,1 S") || fail "probe of the reference"
 b=$("$tb_exe" probe tb-oware --json "oware 1,0,2,0,0,1/0,1,0,2,0,1 S") || fail "probe of the job's folder"
 [ -n "$a" ] && [ "$a" = "$b" ] || fail "probe differs: $a / $b"
 "$tb_exe" verify tb-oware > /dev/null || fail "verify of the job's folder"
 echo "ok: probe and verify read the job's folder"
+
+# ---- LAUNCHER=mpirun: Open MPI's mpirun inside the allocation -----------------------
+# (CI runs as root: mpirun wants these two; sbatch passes them on to the job.)
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+id=$(LAUNCHER=mpirun "${sb[@]}" --wait "$script" oware 8 tb-mpirun)
+rc=$?
+[ "$rc" -eq 0 ] || { cat "$(job_log "$id")"; fail "job $id (LAUNCHER=mpirun) exited with $rc"; }
+same_tables "$work/ref-oware" tb-mpirun
+echo "ok: job $id: LAUNCHER=mpirun gives identical files"
 
 # ---- scancel mid-run, then the same sbatch line again -------------------------------
 v=oware seeds=10
