@@ -53,7 +53,7 @@ std::string seconds_text(double s) {
 
 }  // namespace
 
-std::expected<ClusterReport, std::string> generate_distributed(const mpi::communicator& comm, const Variant& v,
+std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::communicator& comm, const Variant& v,
                                                                const ClusterGenerateOptions& opt) {
   const auto t_start = clock_type::now();
   const bool root = comm.rank() == 0;
@@ -89,7 +89,7 @@ std::expected<ClusterReport, std::string> generate_distributed(const mpi::commun
   wait("broadcast (start)");
   mpi::broadcast(comm, problem, 0);
   wait(nullptr);
-  if (!problem.empty()) return std::unexpected(problem);
+  if (!problem.empty()) return std::unexpected(ClusterError(problem, ClusterError::Code::Refused));
 
   Manifest manifest;
   manifest.variant = v.name();

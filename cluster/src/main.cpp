@@ -2,118 +2,138 @@
 //
 //   mpirun -np K mancala-tb-mpi generate VARIANT --max-seeds N --out DIR [--resume]
 //          [--threads T] [--level L] [--timeout-seconds S] [--verbose] [--stats]
+//   srun --mpi=pmix mancala-tb-mpi generate ...      (cluster/slurm/generate.sbatch)
 //
-// Every failure on any rank ends the whole job with one message naming the rank
-// (MPI_Abort), so a job never hangs on a rank that gave up.
+// How it stops:
+//  * a bad command line (checked before MPI starts, the same on every rank): rank 0 prints
+//    one line, every rank exits with 2;
+//  * a refusal every rank agrees on (the folder holds another run and --resume is
+//    missing, the folder cannot be made): rank 0 prints one line, every rank finalizes
+//    MPI and exits with 1;
+//  * a failure one rank sees alone (write error, exception, a rank waiting too long for
+//    the others): that rank prints one line naming itself and ends the whole job with
+//    MPI_Abort, so the job never hangs on a rank that gave up.
 #include <mpi.h>
 #include <unistd.h>
 
-#include <atomic>
-#include <csignal>
+#include <CLI/CLI.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
-#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "mancala/cluster.h"
+#include "mancala/version.h"
 
 namespace {
 
 namespace mpi = boost::mpi;
 using namespace mancala;
 
-constexpr const char* kUsage =
-    "usage: mpirun -np K mancala-tb-mpi generate VARIANT --max-seeds N --out DIR [options]\n\n"
-    "Solves every class of VARIANT with up to N seeds in play on K MPI ranks and writes\n"
-    "the same table files as `mancala-tb generate` (DIR/<variant>.<seeds>.<state>.mtb),\n"
-    "plus DIR/<variant>.manifest (classes, ranks, slices, checksums). Rank 0 writes\n"
-    "all files; the other ranks need no access to DIR.\n\n"
-    "  --max-seeds N          largest number of seeds in play to solve\n"
-    "  --out DIR              table folder (created if missing)\n"
-    "  --resume               continue a run: load the finished classes found in DIR\n"
-    "                         (without it DIR must hold no tables of VARIANT)\n"
-    "  --threads T            TBB threads per rank for local passes (default: all cores)\n"
-    "  --level L              zstd level of the files, 1..19 (default 9)\n"
-    "  --timeout-seconds S    abort the job when a rank waits more than S seconds for the\n"
-    "                         others in one collective (default 0 = no watchdog)\n"
-    "  --verbose              one line per class on stdout (rank 0)\n"
-    "  --stats                traffic summary at the end (rank 0)\n\n"
-    "Each finished class is checkpointed (file written atomically, manifest updated),\n"
-    "so a job killed on any rank loses at most the class in progress: rerun the same\n"
-    "command with --resume.\n";
-
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+constexpr const char* kAbout =
+    "Solves every class of VARIANT with up to N seeds in play on K MPI ranks and writes the\n"
+    "same table files as `mancala-tb generate` (DIR/<variant>.<seeds>.<state>.mtb), plus\n"
+    "DIR/<variant>.manifest (classes, ranks, slices, checksums). Rank 0 writes all files;\n"
+    "the other ranks need no access to DIR.";
+constexpr const char* kFooter =
+    "Each finished class is checkpointed (file written atomically, manifest updated), so a\n"
+    "job killed on any rank loses at most the class in progress: rerun the same command with\n"
+    "--resume. Under Slurm: cluster/slurm/generate.sbatch (srun --mpi=pmix).";
 
 struct Command {
   std::string variant;
+  VariantPtr rules;
   cluster::ClusterGenerateOptions opt;
   int timeout_seconds = 0;
-  bool verbose = false, stats = false, help = false;
+  bool verbose = false, stats = false;
 };
 
-int to_int(const std::string& name, const std::string& s, int lo, int hi) {
-  std::size_t used = 0;
-  int x = 0;
-  try {
-    x = std::stoi(s, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used != s.size() || s.empty() || x < lo || x > hi)
-    throw UsageError("--" + name + " needs an integer in [" + std::to_string(lo) + ", " + std::to_string(hi) + "], got '" + s + "'");
-  return x;
+// The rank the launcher gave this process, read before MPI starts (mpirun, srun with
+// PMIx or PMI-2); 0 when started alone. Lets --help, --version and argument errors
+// print once without starting MPI.
+int launcher_rank() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* s = std::getenv(name)) return std::atoi(s);
+  return 0;
 }
 
-Command parse(int argc, char** argv) {
+// Parses and checks the command line without MPI. Returns the command, or the exit
+// status when the process should stop (help or version printed: 0; bad arguments: 2).
+std::variant<Command, int> parse(int argc, char** argv) {
   Command c;
-  std::vector<std::string> a(argv + 1, argv + argc);
-  if (a.empty() || a[0] == "--help" || a[0] == "-h" || a[0] == "help") {
-    c.help = true;
-    return c;
+  int max_seeds = 0;
+  std::string out;
+  CLI::App app{kAbout, "mancala-tb-mpi"};
+  app.footer(kFooter);
+  app.set_version_flag("--version", std::string("mancala-tb-mpi ") + MANCALA_VERSION_STRING);
+  app.require_subcommand(1);
+  auto* gen = app.add_subcommand("generate", "solve and write every class of VARIANT up to --max-seeds");
+  gen->add_option("VARIANT", c.variant, "game, e.g. oware, djenon-aboure, kalah:4:empty")->required();
+  gen->add_option("--max-seeds", max_seeds, "largest number of seeds in play to solve")
+      ->required()
+      ->type_name("N")
+      ->check(CLI::Range(0, 1000));
+  gen->add_option("--out", out, "table folder (created if missing)")->required()->type_name("DIR");
+  gen->add_flag("--resume", c.opt.resume,
+                "continue a run: load the finished classes found in DIR\n"
+                "(without it DIR must hold no tables of VARIANT)");
+  gen->add_option("--threads", c.opt.solve.threads, "TBB threads per rank (0 = all cores)")
+      ->type_name("T")
+      ->default_val(0)
+      ->check(CLI::Range(0, 1024));
+  gen->add_option("--level", c.opt.zstd_level, "zstd level of the files, 1..19")->type_name("L")->default_val(9)
+      ->check(CLI::Range(1, 19));
+  gen->add_option("--timeout-seconds", c.timeout_seconds,
+                  "abort the job when a rank waits more than S seconds\n"
+                  "for the others in one collective (0 = no watchdog)")
+      ->type_name("S")
+      ->default_val(0)
+      ->check(CLI::Range(0, 100000000));
+  gen->add_flag("--verbose", c.verbose, "one line per class on stdout (rank 0)");
+  gen->add_flag("--stats", c.stats, "traffic summary at the end (rank 0)");
+
+  const bool speak = launcher_rank() == 0;
+  auto refuse = [&](const std::string& message) {
+    if (speak) std::fprintf(stderr, "mancala-tb-mpi: %s\n", message.c_str());
+    return 2;
+  };
+  if (argc < 2) {
+    if (speak) std::fputs(app.help().c_str(), stderr);
+    return 2;
   }
-  if (a[0] != "generate") throw UsageError("unknown command '" + a[0] + "' (the only command is generate; see --help)");
-  std::optional<std::string> max_seeds, out;
-  std::vector<std::string> words;
-  for (std::size_t i = 1; i < a.size(); ++i) {
-    std::string w = a[i], value;
-    const bool has_eq = w.rfind("--", 0) == 0 && w.find('=') != std::string::npos;
-    if (has_eq) {
-      value = w.substr(w.find('=') + 1);
-      w = w.substr(0, w.find('='));
-    }
-    auto next = [&]() -> std::string {
-      if (has_eq) return value;
-      if (i + 1 >= a.size()) throw UsageError(w + " needs a value");
-      return a[++i];
-    };
-    if (w == "--help" || w == "-h") c.help = true;
-    else if (w == "--max-seeds") max_seeds = next();
-    else if (w == "--out") out = next();
-    else if (w == "--threads") c.opt.solve.threads = to_int("threads", next(), 0, 1024);
-    else if (w == "--level") c.opt.zstd_level = to_int("level", next(), 1, 19);
-    else if (w == "--timeout-seconds") c.timeout_seconds = to_int("timeout-seconds", next(), 0, 100000000);
-    else if (w == "--resume") c.opt.resume = true;
-    else if (w == "--verbose") c.verbose = true;
-    else if (w == "--stats") c.stats = true;
-    else if (w.rfind("--", 0) == 0) throw UsageError("unknown option " + w + " (see --help)");
-    else words.push_back(w);
+  if (argv[1][0] != '-' && std::string_view(argv[1]) != "generate")
+    return refuse(std::string("unknown command '") + argv[1] + "' (the only command is generate; see --help)");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    if (speak) std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::CallForAllHelp& e) {
+    if (speak) std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
+    return 0;
+  } catch (const CLI::CallForVersion& e) {
+    if (speak) std::printf("%s\n", e.what());
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    return refuse(std::string(e.what()) + " (see --help)");
   }
-  if (c.help) return c;
-  if (words.size() != 1) throw UsageError("generate needs exactly one VARIANT (see --help)");
-  if (!max_seeds) throw UsageError("generate needs --max-seeds N");
-  if (!out) throw UsageError("generate needs --out DIR");
-  c.variant = words[0];
-  c.opt.out = *out;
-  c.opt.max_seeds = to_int("max-seeds", *max_seeds, 0, 1000);
+  auto v = make_variant(c.variant);
+  if (!v) return refuse(v.error());
+  if (max_seeds > (*v)->total_seeds())
+    return refuse("--max-seeds " + std::to_string(max_seeds) + " is more than the " +
+                  std::to_string((*v)->total_seeds()) + " seeds of " + (*v)->name());
+  c.rules = std::move(*v);
+  c.opt.max_seeds = max_seeds;
+  c.opt.out = out;
   return c;
 }
 
@@ -175,35 +195,15 @@ class Watchdog {
 }  // namespace
 
 int main(int argc, char** argv) {
+  auto parsed = parse(argc, argv);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  Command& cmd = std::get<Command>(parsed);
   // MPI_THREAD_MULTIPLE lets the watchdog thread call MPI_Abort while the main
   // thread is blocked in a collective.
   mpi::environment env(argc, argv, mpi::threading::multiple);
   mpi::communicator world;
   const int rank = world.rank();
   try {
-    Command cmd;
-    try {
-      cmd = parse(argc, argv);
-    } catch (const UsageError& e) {
-      // Every rank parsed the same arguments: all stop, rank 0 explains.
-      if (rank == 0) std::fprintf(stderr, "mancala-tb-mpi: %s\n", e.what());
-      return 2;
-    }
-    if (cmd.help) {
-      if (rank == 0) std::fputs(kUsage, stdout);
-      return 0;
-    }
-    auto v = make_variant(cmd.variant);
-    if (!v) {
-      if (rank == 0) std::fprintf(stderr, "mancala-tb-mpi: %s\n", v.error().c_str());
-      return 2;
-    }
-    if (cmd.opt.max_seeds > (*v)->total_seeds()) {
-      if (rank == 0)
-        std::fprintf(stderr, "mancala-tb-mpi: --max-seeds %d is more than the %d seeds of %s\n", cmd.opt.max_seeds,
-                     (*v)->total_seeds(), (*v)->name().c_str());
-      return 2;
-    }
     // Tests only: "RANK:CLASS" kills that rank (SIGKILL) in the middle of that class,
     // "RANK:CLASS:stop" freezes it (SIGSTOP) so that only the watchdog can end the job.
     if (const char* kill = std::getenv("MANCALA_MPI_TEST_KILL")) {
@@ -221,8 +221,13 @@ int main(int argc, char** argv) {
         std::printf("%s\n", s.c_str());
         std::fflush(stdout);
       };
-    auto rep = cluster::generate_distributed(world, **v, cmd.opt);
-    if (!rep) abort_job(rank, rep.error(), 1);
+    auto rep = cluster::generate_distributed(world, *cmd.rules, cmd.opt);
+    if (!rep) {
+      if (rep.error().code != cluster::ClusterError::Code::Refused) abort_job(rank, rep.error().message, 1);
+      // Every rank returns the same refusal: one line, and a normal MPI_Finalize.
+      if (rank == 0) std::fprintf(stderr, "mancala-tb-mpi: error: %s\n", rep.error().message.c_str());
+      return 1;
+    }
     if (rank == 0) {
       const auto& st = rep->stats;
       if (cmd.verbose || cmd.stats)

@@ -46,6 +46,14 @@ check_manifest() {
 
 case "$what" in
   identical)
+    "$mpi_exe" --version | grep -qx "mancala-tb-mpi [0-9][0-9.]*" || fail "mancala-tb-mpi --version"
+    # Bad arguments: one line, before MPI starts, exit 2 on every rank.
+    set +e
+    "${mpirun[@]}" -np 2 "$mpi_exe" generate oware --max-seeds 4 --out "$work/bad" --level 30 > "$work/bad.log" 2>&1
+    rc=$?
+    set -e
+    [ "$rc" -ne 0 ] && [ "$(grep -c 'mancala-tb-mpi: --level' "$work/bad.log")" -eq 1 ] ||
+      { cat "$work/bad.log"; fail "a bad argument should give one line and a non-zero exit"; }
     for spec in "djenon-aboure 6" "oware 8" "kalah:4:empty 8"; do
       set -- $spec
       v=$1 seeds=$2 d=$(echo "$1" | tr : _)
@@ -90,6 +98,9 @@ case "$what" in
       fail "a second run without --resume was accepted"
     fi
     grep -q "add --resume" "$work/refuse.log" || fail "no hint to use --resume"
+    # ... with one line from rank 0 and a normal finalize on every rank (no MPI_Abort).
+    [ "$(grep -c 'already holds tables' "$work/refuse.log")" -eq 1 ] || fail "the refusal is not one line"
+    ! grep -q "MPI_ABORT" "$work/refuse.log" || fail "the refusal went through MPI_Abort"
     # Resume on another number of ranks: the files do not depend on it.
     timeout 120 "${mpirun[@]}" -np 4 "$mpi_exe" generate $v --max-seeds $seeds --out "$out" --resume --threads 1 \
       --verbose > "$work/resume.log" 2>&1 || { cat "$work/resume.log"; fail "resume"; }

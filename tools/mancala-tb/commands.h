@@ -14,4 +14,5 @@ int cmd_verify(Args&);
 int cmd_info(Args&);
 int cmd_solve(Args&);
 int cmd_play(Args&);
+int cmd_picture(Args&);
 }  // namespace mancala::cli

@@ -29,6 +29,7 @@ const Command kCommands[] = {
     {"info", "what tables a folder holds", mancala::cli::cmd_info},
     {"solve", "perfect-play value of a position by search over the tables", mancala::cli::cmd_solve},
     {"play", "play a whole game or Cenne match with the rules engine", mancala::cli::cmd_play},
+    {"picture", "an SVG of a position with every move's value from the tables", mancala::cli::cmd_picture},
     {"bench", "turn generation speed per variant", mancala::cli::cmd_bench},
 };
 

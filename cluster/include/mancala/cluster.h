@@ -141,6 +141,19 @@ struct ClusterGenerateOptions {
   std::function<void(const std::string&)> on_line;
 };
 
+// Why generate_distributed stopped.
+//  * Refused: decided before any work from what every rank knows (the folder holds
+//    tables of VARIANT and resume is off, the folder cannot be made); every rank
+//    returns the same error, so the caller stops all of them normally (MPI_Finalize).
+//  * Failed: seen by this rank alone (a write error, a missing lower class, an MPI
+//    error); the other ranks may be waiting in a collective: the caller must abort the job.
+struct ClusterError {
+  enum class Code { Refused, Failed };
+  Code code = Code::Failed;
+  std::string message;
+  ClusterError(std::string m, Code c = Code::Failed) : code(c), message(std::move(m)) {}  // NOLINT: implicit
+};
+
 struct ClusterReport {
   int classes_solved = 0, classes_loaded = 0;
   std::uint64_t positions = 0;
@@ -150,8 +163,8 @@ struct ClusterReport {
 
 // Every rank calls it. Rank 0 reads and writes `out` (the other ranks never touch
 // the folder, so no shared file system is needed); finished classes are broadcast.
-// Errors: a message on the rank that saw it. The caller must abort the job.
-std::expected<ClusterReport, std::string> generate_distributed(const boost::mpi::communicator& comm, const Variant& v,
+// Errors: see ClusterError (Refused: the same on every rank; Failed: abort the job).
+std::expected<ClusterReport, ClusterError> generate_distributed(const boost::mpi::communicator& comm, const Variant& v,
                                                                const ClusterGenerateOptions& opt);
 
 }  // namespace mancala::cluster
