@@ -12,7 +12,8 @@
 #    cancel always lands in the middle) exits non-zero with the resume hint, and the
 #    same sbatch line resumes it to identical files;
 #  * a job on the wrong MPI plugin (MPI_PLUGIN=none) or with a wrong MPI_EXE fails,
-#    non-zero, with one clear line.
+#    non-zero, with one clear line; the other plugins `srun --mpi=list` shows are tried
+#    once each and reported (information, not checked).
 # Stops every daemon it started, also on failure. Exits 77 (ctest: skipped) with one
 # line saying why when Slurm cannot start here (not root, binaries missing, ...).
 set -uo pipefail
@@ -227,6 +228,14 @@ log=$(job_log "$id")
 grep -q "the job stopped before finishing any class (srun exit status [1-9].*choose another MPI_PLUGIN" "$log" ||
   { cat "$log"; fail "job $id: no clear message after MPI failed to start"; }
 echo "ok: MPI_PLUGIN=none (the issue's failure) ends the job with exit $rc: $(grep 'stopped before' "$log")"
+
+# ---- the other plugins this Slurm lists: which start this Open MPI (information) ---
+for p in $(echo "$plugins" | tr -s ' \t' '\n' | grep -x 'pmix_v[0-9]*\|pmi2\|cray_shasta'); do
+  id=$(MPI_PLUGIN=$p timeout 120 "${sb[@]}" --wait "$script" oware 2 "tb-plugin-$p")
+  rc=$?
+  echo "info: MPI_PLUGIN=$p: job $id exit $rc: $(grep -m1 -o "complete: .*\|not built with SLURM's PMI support" \
+    "$(job_log "$id")")"
+done
 
 # ---- a wrong MPI_EXE: one clear line, non-zero -------------------------------------
 id=$(MPI_EXE=/nonexistent/mancala-tb-mpi "${sb[@]}" --wait "$script" oware 2 tb-noexe)
