@@ -137,7 +137,7 @@ same_tables() {
 job_log() { echo "$work/jobs/mancala-tb-$1.out"; }
 
 # Jobs are submitted from $work/jobs, as a user would from their folder; as in the README.
-cd "$work/jobs"
+cd "$work/jobs" || fail "cannot enter $work/jobs"
 export MPI_EXE=$mpi_exe
 sb=(sbatch --parsable --ntasks-per-node=2 --cpus-per-task=1)
 
@@ -187,7 +187,7 @@ echo "ok: job $id: LAUNCHER=mpirun gives identical files"
 # ---- scancel mid-run, then the same sbatch line again -------------------------------
 v=oware seeds=10
 "$tb_exe" generate $v --max-seeds $seeds --out "$work/ref-cancel" --threads 1 > /dev/null || fail "mancala-tb generate"
-args=("$script" $v $seeds tb-cancel)
+args=("$script" "$v" "$seeds" tb-cancel)
 # Test hook: rank 1 freezes (SIGSTOP) in the middle of class 7, so the job is still
 # running, with 6 classes done, when scancel comes.
 id=$(MANCALA_MPI_TEST_KILL=1:7:stop "${sb[@]}" "${args[@]}") || fail "sbatch"
@@ -195,7 +195,7 @@ for _ in $(seq 240); do
   [ "$(grep -c '^class ' tb-cancel/oware.manifest 2> /dev/null)" = 6 ] && break
   sleep 0.5
 done
-[ "$(squeue -h -j "$id" -o %T)" = RUNNING ] || { cat "$(job_log "$id")"; fail "job $id is not running before scancel"; }
+[ "$(squeue --me -h -j "$id" -o %T)" = RUNNING ] || { cat "$(job_log "$id")"; fail "job $id is not running before scancel"; }
 [ "$(grep -c '^class ' tb-cancel/oware.manifest)" = 6 ] || fail "job $id did not reach class 7"
 scancel "$id"
 for _ in $(seq 120); do
