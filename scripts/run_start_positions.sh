@@ -5,7 +5,8 @@
 #
 #   scripts/run_start_positions.sh [BUILD_DIR] [TIME_LIMIT_SECONDS] [GROUP...]
 #   groups: kalah cyclic others proofs (default: all); KALAH_CAPS (default "empty standard"),
-#   KALAH5_SEEDS (Kalah(5) tables, default 24) and KALAH6_MORE (extra n for Kalah(6)) steer the kalah group
+#   KALAH5_SEEDS (Kalah(5) tables, default 24), KALAH6_MORE (extra n for Kalah(6)),
+#   KALAH_M (boards m, default 1..6) and KALAH_PER_PIT (n for m <= 5, default 1..6) steer the kalah group
 #   proofs: Imbelece starts by `solve --max-plies` (a forced result within MAX_PLIES
 #   plies, default 40, or the depth proven open when the time limit stops it)
 #
@@ -69,15 +70,23 @@ for g in $GROUPS_; do
   case $g in
     kalah)  # Kalah(m, n): m <= 3 searched to the end; m >= 4 over tables
       for cap in ${KALAH_CAPS:-empty standard}; do
+        ms=" ${KALAH_M:-1 2 3 4 5 6} " ns=${KALAH_PER_PIT:-1 2 3 4 5 6}
         for m in 1 2 3; do
-          for n in 1 2 3 4 5 6; do solve kalah:$m:$cap $n; done
+          [[ $ms == *" $m "* ]] || continue
+          for n in $ns; do solve kalah:$m:$cap $n; done
         done
-        gen kalah:4:$cap 28
-        for n in 1 2 3 4 5 6; do solve kalah:4:$cap $n --tables "$TABLES"; done
-        gen kalah:5:$cap ${KALAH5_SEEDS:-24}
-        for n in 1 2 3 4 5 6; do solve kalah:5:$cap $n --tables "$TABLES"; done
-        gen kalah:6:$cap 20
-        for n in 1 2 3 4 ${KALAH6_MORE:-}; do solve kalah:6:$cap $n --tables "$TABLES"; done
+        if [[ $ms == *" 4 "* ]]; then
+          gen kalah:4:$cap 28
+          for n in $ns; do solve kalah:4:$cap $n --tables "$TABLES"; done
+        fi
+        if [[ $ms == *" 5 "* ]]; then
+          gen kalah:5:$cap ${KALAH5_SEEDS:-24}
+          for n in $ns; do solve kalah:5:$cap $n --tables "$TABLES"; done
+        fi
+        if [[ $ms == *" 6 "* ]]; then
+          gen kalah:6:$cap 20
+          for n in 1 2 3 4 ${KALAH6_MORE:-}; do solve kalah:6:$cap $n --tables "$TABLES"; done
+        fi
       done ;;
     cyclic)  # Oware and Djenon-aboure over tables
       gen oware 12

@@ -58,12 +58,13 @@ def cell(r):
 
 def render(best):
     out = []
+    n_max = max([6] + [int(n) for v, n in best if v.startswith("kalah:")])
     for cap in ("empty", "standard"):
         out.append(f"### Kalah(m, n), capture rule `{cap}` (first player's margin; time in s)\n")
-        out.append("| m \\ n | 1 | 2 | 3 | 4 | 5 | 6 |")
-        out.append("|---|---|---|---|---|---|---|")
+        out.append("| m \\ n | " + " | ".join(str(n) for n in range(1, n_max + 1)) + " |")
+        out.append("|---" * (n_max + 1) + "|")
         for m in range(1, 7):
-            row = [cell(best.get((f"kalah:{m}:{cap}", str(n)))) for n in range(1, 7)]
+            row = [cell(best.get((f"kalah:{m}:{cap}", str(n)))) for n in range(1, n_max + 1)]
             out.append(f"| {m} | " + " | ".join(row) + " |")
         out.append("")
     out.append("### Other games (start position with N seeds in each pit)\n")

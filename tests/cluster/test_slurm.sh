@@ -12,7 +12,8 @@
 #    cancel always lands in the middle) exits non-zero with the resume hint, and the
 #    same sbatch line resumes it to identical files;
 #  * a job on the wrong MPI plugin (MPI_PLUGIN=none) or with a wrong MPI_EXE fails,
-#    non-zero, with one clear line.
+#    non-zero, with one clear line; the other plugins `srun --mpi=list` shows are tried
+#    once each and reported (information, not checked).
 # Stops every daemon it started, also on failure. Exits 77 (ctest: skipped) with one
 # line saying why when Slurm cannot start here (not root, binaries missing, ...).
 set -uo pipefail
@@ -136,7 +137,7 @@ same_tables() {
 job_log() { echo "$work/jobs/mancala-tb-$1.out"; }
 
 # Jobs are submitted from $work/jobs, as a user would from their folder; as in the README.
-cd "$work/jobs"
+cd "$work/jobs" || fail "cannot enter $work/jobs"
 export MPI_EXE=$mpi_exe
 sb=(sbatch --parsable --ntasks-per-node=2 --cpus-per-task=1)
 
@@ -186,7 +187,7 @@ echo "ok: job $id: LAUNCHER=mpirun gives identical files"
 # ---- scancel mid-run, then the same sbatch line again -------------------------------
 v=oware seeds=10
 "$tb_exe" generate $v --max-seeds $seeds --out "$work/ref-cancel" --threads 1 > /dev/null || fail "mancala-tb generate"
-args=("$script" $v $seeds tb-cancel)
+args=("$script" "$v" "$seeds" tb-cancel)
 # Test hook: rank 1 freezes (SIGSTOP) in the middle of class 7, so the job is still
 # running, with 6 classes done, when scancel comes.
 id=$(MANCALA_MPI_TEST_KILL=1:7:stop "${sb[@]}" "${args[@]}") || fail "sbatch"
@@ -194,7 +195,7 @@ for _ in $(seq 240); do
   [ "$(grep -c '^class ' tb-cancel/oware.manifest 2> /dev/null)" = 6 ] && break
   sleep 0.5
 done
-[ "$(squeue -h -j "$id" -o %T)" = RUNNING ] || { cat "$(job_log "$id")"; fail "job $id is not running before scancel"; }
+[ "$(squeue --me -h -j "$id" -o %T)" = RUNNING ] || { cat "$(job_log "$id")"; fail "job $id is not running before scancel"; }
 [ "$(grep -c '^class ' tb-cancel/oware.manifest)" = 6 ] || fail "job $id did not reach class 7"
 scancel "$id"
 for _ in $(seq 120); do
@@ -227,6 +228,14 @@ log=$(job_log "$id")
 grep -q "the job stopped before finishing any class (srun exit status [1-9].*choose another MPI_PLUGIN" "$log" ||
   { cat "$log"; fail "job $id: no clear message after MPI failed to start"; }
 echo "ok: MPI_PLUGIN=none (the issue's failure) ends the job with exit $rc: $(grep 'stopped before' "$log")"
+
+# ---- the other plugins this Slurm lists: which start this Open MPI (information) ---
+for p in $(echo "$plugins" | tr -s ' \t' '\n' | grep -x 'pmix_v[0-9]*\|pmi2\|cray_shasta'); do
+  id=$(MPI_PLUGIN=$p timeout 120 "${sb[@]}" --wait "$script" oware 2 "tb-plugin-$p")
+  rc=$?
+  echo "info: MPI_PLUGIN=$p: job $id exit $rc: $(grep -m1 -o "complete: .*\|not built with SLURM's PMI support" \
+    "$(job_log "$id")")"
+done
 
 # ---- a wrong MPI_EXE: one clear line, non-zero -------------------------------------
 id=$(MPI_EXE=/nonexistent/mancala-tb-mpi "${sb[@]}" --wait "$script" oware 2 tb-noexe)

@@ -282,6 +282,7 @@ std::string board_svg(const Variant& v, const Position& normalised, Side side, c
     closed = closed || a.marks[static_cast<std::size_t>(i)] == Mark::Closed;
   }
   if (ties) key += v.id() == VariantId::Enkeshui ? "; blue/red: South's/North's bulls" : "; blue/red: South's/North's ties";
+  if (kind == GameKind::WinLoss) key += "; W/L n: win/loss in n plies, D: draw";
   if (closed) key += "; X: closed pit";
   if (a.jeppe >= 0) key += "; dashed orange: the jeppe";
   if (!b.dead.empty()) key += "; grey: out of play";
