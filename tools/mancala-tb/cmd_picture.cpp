@@ -2,9 +2,9 @@
 // tables written at its pit and the best move highlighted.
 //
 // Geometry. Two-row boards: South's row at the bottom, pits 0..k-1 left to right;
-// North's row at the top, pits k..n-1 right to left (RULES.md section 0). Cenne is
+// North's row at the top, pits k..n-1 right to left (docs/rules/README.md). Cenne is
 // drawn on its 7-column board: each side's pits in play are its leftmost ones, the
-// dead pits are greyed. Imbelece has three rows (RULES.md section 5): South's outer
+// dead pits are greyed. Imbelece has three rows (docs/rules/imbelece.md): South's outer
 // row at the bottom (0..5), North's at the top (8..13, right to left) and the central
 // row, from the left: 15, 14, the store, 6, 7. Stores (Kalah, Kotu-baendum, Cenne) are
 // drawn at the ends, empty: captured seeds do not count in a value.
