@@ -16,7 +16,9 @@
 #include <optional>
 #include <unordered_map>
 
+#include "mancala/generate.h"
 #include "mancala/probe.h"
+#include "mancala/rules/kalah.h"
 #include "mancala/solver_support.h"
 #include "mancala/values.h"
 
@@ -44,15 +46,19 @@ std::uint64_t position_hash(const Position& p) {
   return h;
 }
 
-// A proven interval of v(q), the best child's index and bookkeeping, packed in 64 bits:
-//   bits 0-15 lo, 16-31 hi (int16), 32-39 best child (255 none), 40-47 effort, 48-55 generation.
+// A proven interval of v(q) (or, for a depth-limited search, of its depth-limited
+// value), the best child's index and bookkeeping, packed in 64 bits:
+//   bits 0-15 lo, 16-31 hi (int16), 32-39 best child (255 none), 40-47 effort,
+//   48-55 generation, 56-63 depth (kExactDepth: bounds of the exact value v).
+constexpr int kExactDepth = 255;
 struct TTData {
-  int lo = 0, hi = 0, best = -1, effort = 0, generation = 0;
+  int lo = 0, hi = 0, best = -1, effort = 0, generation = 0, depth = kExactDepth;
   std::uint64_t pack() const {
     return static_cast<std::uint64_t>(static_cast<std::uint16_t>(lo)) |
            static_cast<std::uint64_t>(static_cast<std::uint16_t>(hi)) << 16 |
            static_cast<std::uint64_t>(best < 0 || best > 254 ? 255 : best) << 32 |
-           static_cast<std::uint64_t>(std::min(effort, 255)) << 40 | static_cast<std::uint64_t>(generation & 255) << 48;
+           static_cast<std::uint64_t>(std::min(effort, 255)) << 40 | static_cast<std::uint64_t>(generation & 255) << 48 |
+           static_cast<std::uint64_t>(depth & 255) << 56;
   }
   static TTData unpack(std::uint64_t d) {
     TTData t;
@@ -62,8 +68,12 @@ struct TTData {
     t.best = b == 255 ? -1 : b;
     t.effort = static_cast<int>((d >> 40) & 255);
     t.generation = static_cast<int>((d >> 48) & 255);
+    t.depth = static_cast<int>((d >> 56) & 255);
     return t;
   }
+  bool exact_bounds() const { return depth == kExactDepth; }
+  // Whether the bounds may cut a search of `d` plies (kExactDepth: to the end).
+  bool usable(int d) const { return depth == kExactDepth || (d != kExactDepth && depth >= d); }
 };
 
 class TranspositionTable {
@@ -73,9 +83,9 @@ class TranspositionTable {
 
   bool allocate(std::uint64_t bytes) {
     std::uint64_t buckets = 1;
-    while (buckets * 2 * kWays * sizeof(Entry) <= bytes) buckets *= 2;
+    while (buckets * 2 * sizeof(Bucket) <= bytes) buckets *= 2;
     try {
-      entries_.reset(new Entry[buckets * kWays]());
+      buckets_.reset(new Bucket[buckets]());
     } catch (const std::bad_alloc&) {
       return false;
     }
@@ -86,7 +96,7 @@ class TranspositionTable {
   int generation() const { return generation_; }
 
   bool probe(std::uint64_t h, TTData& out) const {
-    const Entry* b = &entries_[(h & mask_) * kWays];
+    const Entry* b = buckets_[h & mask_].way;
     for (int i = 0; i < kWays; ++i) {
       const std::uint64_t d = b[i].data.load(std::memory_order_relaxed);
       if ((b[i].key.load(std::memory_order_relaxed) ^ d) == h && d != 0) {
@@ -96,28 +106,38 @@ class TranspositionTable {
     }
     return false;
   }
+  void prefetch(std::uint64_t h) const { __builtin_prefetch(&buckets_[h & mask_]); }
 
-  // Stores a proven interval, intersected with what the entry already holds.
+  // Stores bounds. Same position: bounds of the same depth are intersected, exact
+  // bounds replace depth-limited ones and are never replaced by them, a deeper
+  // depth-limited entry replaces a shallower one. Another position: the victim is an
+  // empty slot, else an entry of an older search, else the one of least effort, an
+  // entry of exact bounds counting as 32 more (2^32 more nodes) than a depth-limited one.
   void store(std::uint64_t h, TTData t) {
-    Entry* b = &entries_[(h & mask_) * kWays];
+    Entry* b = buckets_[h & mask_].way;
     Entry* victim = nullptr;
     int victim_score = INT_MAX;
     for (int i = 0; i < kWays; ++i) {
       const std::uint64_t d = b[i].data.load(std::memory_order_relaxed);
       if (d != 0 && (b[i].key.load(std::memory_order_relaxed) ^ d) == h) {
         const TTData old = TTData::unpack(d);
-        const int lo = std::max(old.lo, t.lo), hi = std::min(old.hi, t.hi);
-        if (lo <= hi) {
-          t.lo = lo;
-          t.hi = hi;
+        if (old.depth == t.depth) {
+          const int lo = std::max(old.lo, t.lo), hi = std::min(old.hi, t.hi);
+          if (lo <= hi) {
+            t.lo = lo;
+            t.hi = hi;
+          }
+          t.effort = std::max(t.effort, old.effort);
+        } else if (old.exact_bounds() || (!t.exact_bounds() && old.depth > t.depth)) {
+          if (old.best >= 0 || t.best < 0) return;  // keep the better entry
+          t = TTData{old.lo, old.hi, t.best, old.effort, 0, old.depth};
         }
         if (t.best < 0) t.best = old.best;
-        t.effort = std::max(t.effort, old.effort);
         victim = &b[i];
         break;
       }
       const TTData old = TTData::unpack(d);
-      const int score = d == 0 ? -2 : old.generation != generation_ ? -1 : old.effort;
+      const int score = d == 0 ? -2 : old.generation != generation_ ? -1 : old.effort + (old.exact_bounds() ? 32 : 0);
       if (score < victim_score) {
         victim_score = score;
         victim = &b[i];
@@ -134,33 +154,46 @@ class TranspositionTable {
     std::atomic<std::uint64_t> key{0};
     std::atomic<std::uint64_t> data{0};
   };
-  std::unique_ptr<Entry[]> entries_;
+  struct alignas(64) Bucket {  // one cache line
+    Entry way[kWays];
+  };
+  static_assert(sizeof(Bucket) == 64);
+  std::unique_ptr<Bucket[]> buckets_;
   std::uint64_t mask_ = 0;
   int generation_ = 1;
 };
 
+// A class of the tables, its blocks decompressed on first use (a search touches few
+// positions of the large classes).
 struct TableSlot {
   std::once_flag once;
-  std::shared_ptr<const ClassValues> values;
+  std::shared_ptr<TableFile> file;
+  std::shared_ptr<const ClassIndex> index;  // with the table's position list, if any
   std::optional<SearchError> error;
+  std::uint64_t block_positions = 1;
+  int width = 1;
+  std::unique_ptr<std::atomic<const std::uint8_t*>[]> blocks;
+  std::mutex mu;
+  std::vector<std::vector<std::uint8_t>> owned;
 };
 
 struct Abort {};
 
-// One thread's search state: the path from the position being solved, child buffers.
+// One thread's search state: move lists, orders and peeked bounds per ply.
+struct Ply {
+  std::vector<Child> kids;
+  std::vector<int> order;
+  std::vector<int> lo, hi;  // bounds of each move's value known before searching it
+  std::vector<std::uint64_t> hash;
+};
 struct Ctx {
-  std::vector<Position> path;
-  std::vector<ClassKey> path_key;
-  std::deque<std::vector<Child>> kids;  // per ply; a deque keeps references stable
-  std::deque<std::vector<int>> order;
+  std::deque<Ply> plies;  // a deque keeps references stable
   std::uint64_t nodes = 0, flushed = 0, table_hits = 0;
-  std::vector<Child>& kids_at(std::size_t ply) {
-    while (kids.size() <= ply) kids.emplace_back();
-    return kids[ply];
-  }
-  std::vector<int>& order_at(std::size_t ply) {
-    while (order.size() <= ply) order.emplace_back();
-    return order[ply];
+  int helper = 0;                            // 0: the main thread; > 0: a helper of a parallel search
+  const std::atomic<bool>* stop = nullptr;   // a helper stops when this is set
+  Ply& at(std::size_t ply) {
+    while (plies.size() <= ply) plies.emplace_back();
+    return plies[ply];
   }
 };
 
@@ -177,6 +210,8 @@ struct Searcher::Impl {
   SearchOptions opt;
   GameKind kind = GameKind::Score;
   bool may_repeat = true;
+  bool parity = false;  // values have the parity of the seeds on the board (Kalah)
+  bool secures_one = false;  // the mover always stores a seed (Kalah, empty capture)
   std::unordered_map<ClassKey, std::unique_ptr<TableSlot>, ClassKeyHash> tables;
   int tables_max = -1;
   TranspositionTable tt;
@@ -219,6 +254,7 @@ struct Searcher::Impl {
   void flush(Ctx& c) {
     nodes += c.nodes - c.flushed;
     c.flushed = c.nodes;
+    if (c.stop && c.stop->load(std::memory_order_relaxed)) throw Abort{};
     if (aborting.load(std::memory_order_relaxed)) throw Abort{};
     if (opt.cancel && opt.cancel->load()) fail({SearchError::Cancelled, "search cancelled"});
     const double s = seconds();
@@ -250,24 +286,39 @@ struct Searcher::Impl {
         slot.error = SearchError{SearchError::TableError, t.error().message};
         return;
       }
-      auto bytes = (*t)->read_all();
-      if (!bytes) {
-        slot.error = SearchError{SearchError::TableError, bytes.error().message};
+      auto idx = (*t)->index(*variant);
+      if (!idx) {
+        slot.error = SearchError{SearchError::TableError, idx.error().message};
         return;
       }
-      auto cv = std::make_shared<ClassValues>(ClassIndex(*variant, key), kind);
-      if (cv->bytes().size() != bytes->size()) {
-        slot.error = SearchError{SearchError::TableError, (*t)->path().string() + ": wrong number of values"};
-        return;
-      }
-      cv->bytes() = std::move(*bytes);
-      slot.values = std::move(cv);
+      slot.file = *t;
+      slot.index = *idx;
+      const TableHeader& h = (*t)->header();
+      slot.block_positions = h.block_positions;
+      slot.width = static_cast<int>(h.value_width);
+      slot.blocks.reset(new std::atomic<const std::uint8_t*>[h.blocks()]());
+      slot.owned.reserve(h.blocks());
     });
     if (slot.error) fail(*slot.error);
-    const ClassValues& cls = *slot.values;
-    if (!cls.index().contains(p)) return std::nullopt;
+    if (!slot.index->contains(p)) return std::nullopt;
+    const Index rank = slot.index->rank(p);
+    const std::size_t b = static_cast<std::size_t>(rank / slot.block_positions);
+    const std::uint8_t* data = slot.blocks[b].load(std::memory_order_acquire);
+    if (!data) {
+      std::lock_guard lock(slot.mu);
+      data = slot.blocks[b].load(std::memory_order_acquire);
+      if (!data) {
+        auto blk = slot.file->read_block(b);
+        if (!blk) fail({SearchError::TableError, blk.error().message});
+        slot.owned.push_back(std::move(*blk));  // reserved: never reallocates
+        data = slot.owned.back().data();
+        slot.blocks[b].store(data, std::memory_order_release);
+      }
+    }
     ++c.table_hits;
-    return cls.get(cls.index().rank(p));
+    const std::size_t at = static_cast<std::size_t>(rank % slot.block_positions) * static_cast<std::size_t>(slot.width);
+    if (slot.width == 1) return static_cast<std::int8_t>(data[at]);
+    return static_cast<Value>(static_cast<std::uint16_t>(data[at] | (data[at + 1] << 8)));
   }
 
   // Move value from the child's value (g of the header), and the child window such
@@ -290,103 +341,166 @@ struct Searcher::Impl {
     return {base - beta, base - alpha};
   }
 
-  // Fail-soft alpha-beta over the repetition game (search.h). `rep` receives the
-  // smallest path index of a position repeated in the subtree.
-  int search(Ctx& c, const Position& p, int alpha, int beta, int& rep) {
+  // ---- Kalah: MTD(f) over fail-soft null-window alpha-beta ----
+  //
+  // Every seed ends in a store, so v(q) = (seeds the mover will store) - (the rest)
+  // has the parity of the k seeds on the board and |v(q)| <= k (the futility bound).
+  // Bounds are rounded to that parity: v <= r with r - k odd means v <= r - 1.
+  //
+  // With the empty capture, the mover of a position that is not over stores at least
+  // one seed (the last nonempty pit reaches the store or ends in an empty pit of his
+  // and captures), so v(q) >= 2 - k there.
+  int floor_of(int k) const { return secures_one && k > 0 ? 2 - k : -k; }
+  bool over(const Position& q) const {
+    const int m = variant->south_pits(q), n = variant->pits();
+    return q.seeds_in(0, m) == 0 || q.seeds_in(m, n) == 0;
+  }
+  int round_lo(int r, int k) const { return parity && ((r - k) & 1) ? r + 1 : r; }
+  int round_hi(int r, int k) const { return parity && ((r - k) & 1) ? r - 1 : r; }
+
+  // Fail-soft alpha-beta of depth `depth` (kExactDepth: to the end of the game; else
+  // a depth-limited search whose leaves are worth 0, used only for move order and
+  // MTD(f)'s first guess). p is neither over nor tabled. A call returns r:
+  //   r <= alpha  =>  v(p) <= r,      r >= beta  =>  v(p) >= r,      else  v(p) == r
+  // (of the depth-limited value for a limited depth).
+  //
+  // Before any move is searched, each move's value is bounded from what is known
+  // without search (enhanced transposition cut-off): a game-ending move or a tabled
+  // child is exact, a child in the transposition table is bounded by its entry, any
+  // other child by its seeds on the board. A move whose lower bound reaches beta cuts
+  // off at once; a move whose upper bound is at most alpha is not searched.
+  int search(Ctx& c, const Position& p, int alpha, int beta, int depth, std::size_t ply) {
     if ((++c.nodes & 0xFFF) == 0) flush(c);
-    const std::size_t ply = c.path.size();
-    const ClassKey key = variant->class_of(p);
-    if (auto t = table_value(c, p, key)) return *t;
-    if (may_repeat)
-      for (std::size_t i = ply; i-- > 0 && c.path_key[i] == key;)
-        if (c.path[i] == p) {
-          rep = std::min(rep, static_cast<int>(i));
-          return 0;
-        }
-    std::vector<Child>& kids = c.kids_at(ply);
-    variant->children(p, kids);
-    if (kids.empty()) return variant->terminal_value(p);
-    const int bound = kind == GameKind::Score ? variant->value_bound(key.seeds) : kWinValue;
-    if (bound <= alpha) return bound;
-    if (-bound >= beta) return -bound;
+    int k = 0;
+    for (int i = 0; i < variant->pits(); ++i) k += p.pits[static_cast<std::size_t>(i)];
+    const int bound = variant->value_bound(k), floor = floor_of(k);
+    if (depth == 0) return 0;
+    const bool exact_search = depth == kExactDepth;
+    const int child_depth = exact_search ? kExactDepth : depth - 1;
 
     const std::uint64_t h = position_hash(p);
     TTData e;
     int hint = -1;
     if (tt.probe(h, e)) {
-      if (e.lo >= beta) return e.lo;
-      if (e.hi <= alpha) return e.hi;
-      if (e.lo == e.hi) return e.lo;
+      if (e.usable(depth)) {
+        if (e.lo >= beta) return e.lo;
+        if (e.hi <= alpha) return e.hi;
+        if (e.lo == e.hi) return e.lo;
+      }
       hint = e.best;
     }
 
-    // Order: the table's best child, then moves again (Kalah), then by immediate gain.
-    std::vector<int>& order = c.order_at(ply);
-    order.resize(kids.size());
-    for (std::size_t i = 0; i < kids.size(); ++i) order[i] = static_cast<int>(i);
-    auto priority = [&](int i) {
-      const Child& ch = kids[static_cast<std::size_t>(i)];
-      return (i == hint ? 1 << 20 : 0) + (ch.game_over ? 1 << 12 : 0) + (ch.same_side ? 1 << 10 : 0) +
-             (ch.gain_mover - ch.gain_opponent) * 8;
-    };
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return priority(a) > priority(b); });
-
+    Ply& P = c.at(ply);
+    variant->children(p, P.kids);
+    const std::size_t n = P.kids.size();
+    if (n == 0) return variant->terminal_value(p);
+    P.lo.resize(n);
+    P.hi.resize(n);
+    P.hash.resize(n);
+    P.order.clear();
+    for (std::size_t i = 0; i < n; ++i)  // start the children's table reads at once
+      if (!P.kids[i].game_over) tt.prefetch(P.hash[i] = position_hash(P.kids[i].next));
     const int alpha0 = alpha;
-    int best = -kInf, best_i = -1, sub_rep = INT_MAX;
     const std::uint64_t nodes0 = c.nodes;
-    c.path.push_back(p);
-    c.path_key.push_back(key);
-    for (int i : order) {
-      const Child& ch = kids[static_cast<std::size_t>(i)];
-      int w;
+    int best = -kInf, best_i = -1, upper = -kInf;  // upper: the largest upper bound of a move not searched
+    auto finish = [&](int r) {
+      if (exact_search) r = r >= beta ? round_lo(r, k) : r <= alpha0 ? round_hi(r, k) : r;
+      TTData t;
+      t.lo = r <= alpha0 ? floor : r;   // fail low: v <= r
+      t.hi = r >= beta ? bound : r;     // fail high: v >= r
+      t.best = best_i;
+      t.depth = depth;
+      t.effort = static_cast<int>(std::bit_width(c.nodes - nodes0));
+      tt.store(h, t);
+      return r;
+    };
+    // Peek at every move.
+    for (std::size_t i = 0; i < n; ++i) {
+      const Child& ch = P.kids[i];
+      int lo, hi;
       if (ch.game_over) {
-        w = move_value(kind, ch, 0);
+        lo = hi = move_value(kind, ch, 0);
+      } else if (over(ch.next)) {
+        lo = hi = apply(ch, variant->terminal_value(ch.next));
       } else {
-        const auto [ca, cb] = child_window(ch, alpha, beta);
-        w = apply(ch, search(c, ch.next, ca, cb, sub_rep));
+        const ClassKey ck = variant->class_of(ch.next);
+        if (auto t = table_value(c, ch.next, ck)) {
+          lo = hi = apply(ch, *t);
+        } else {
+          const int cb = variant->value_bound(ck.seeds);
+          int clo = floor_of(ck.seeds), chi = cb;
+          lo = apply(ch, ch.same_side ? clo : chi);
+          hi = apply(ch, ch.same_side ? chi : clo);
+          TTData ce;  // the table only where the seeds leave the move undecided
+          if (lo < beta && hi > alpha && tt.probe(P.hash[i], ce) && ce.usable(child_depth)) {
+            clo = std::max(clo, ce.lo);
+            chi = std::min(chi, ce.hi);
+            lo = apply(ch, ch.same_side ? clo : chi);
+            hi = apply(ch, ch.same_side ? chi : clo);
+          }
+        }
       }
+      P.lo[i] = lo;
+      P.hi[i] = hi;
+      if (lo > best) {
+        best = lo;
+        best_i = static_cast<int>(i);
+      }
+      if (lo >= beta) return finish(lo);
+      if (lo == hi) upper = std::max(upper, hi);
+      else P.order.push_back(static_cast<int>(i));
+    }
+    if (best > alpha) alpha = best;
+    // Order: the table's best move, moves again (nearest the store first), then by the
+    // middle of the peeked bounds (the immediate gain when nothing else is known).
+    auto priority = [&](int i) {
+      const Child& ch = P.kids[static_cast<std::size_t>(i)];
+      int pr = (i == hint ? 1 << 20 : 0) + (ch.same_side ? (1 << 12) + i : 0) +
+               (P.lo[static_cast<std::size_t>(i)] + P.hi[static_cast<std::size_t>(i)]) * 4;
+      if (c.helper && ply < 6) pr ^= static_cast<int>(splitmix(h + static_cast<std::uint64_t>(c.helper * 131 + i)) & 63);
+      return pr;
+    };
+    std::stable_sort(P.order.begin(), P.order.end(), [&](int a, int b) { return priority(a) > priority(b); });
+    for (std::size_t j = 0; j < P.order.size(); ++j) {
+      const int i = P.order[j];  // P stays valid: deeper plies are added at the deque's end
+      Ply& Q = P;
+      const std::size_t u = static_cast<std::size_t>(i);
+      if (Q.hi[u] <= alpha) {
+        upper = std::max(upper, Q.hi[u]);
+        continue;
+      }
+      const Child& ch = Q.kids[u];
+      const auto [ca, cb] = child_window(ch, alpha, beta);
+      const int w = std::clamp(apply(ch, search(c, ch.next, ca, cb, child_depth, ply + 1)), Q.lo[u], Q.hi[u]);
       if (w > best) {
         best = w;
         best_i = i;
       }
-      if (best > alpha) alpha = best;
       if (best >= beta) break;
+      if (best > alpha) alpha = best;
     }
-    c.path.pop_back();
-    c.path_key.pop_back();
-    rep = std::min(rep, sub_rep);
-    if (sub_rep >= static_cast<int>(ply)) {  // no strict ancestor repeated: a bound of v(p) itself
-      TTData t;
-      t.lo = best <= alpha0 ? -bound : best;  // fail low: v <= best
-      t.hi = best >= beta ? bound : best;      // fail high: v >= best
-      t.best = best_i;
-      t.effort = static_cast<int>(std::bit_width(c.nodes - nodes0));
-      tt.store(h, t);
-    }
-    return best;
+    return finish(best >= beta || best > alpha0 ? best : std::max(best, upper));
   }
 
-  // MTD(f): exact v(q), q alone on the path.
-  int mtdf(Ctx& c, const Position& q, const std::string& what) {
-    const ClassKey key = variant->class_of(q);
-    const int bound = kind == GameKind::Score ? variant->value_bound(key.seeds) : kWinValue;
-    int lo = -bound, hi = bound, guess = 0;
+  // MTD(f) at depth `depth`: the (depth-limited) value of q, from a first guess.
+  int mtdf(Ctx& c, const Position& q, int guess, int depth, const std::string& what) {
+    int k = 0;
+    for (int i = 0; i < variant->pits(); ++i) k += q.pits[static_cast<std::size_t>(i)];
+    const int bound = variant->value_bound(k);
+    int lo = floor_of(k), hi = bound;
     TTData e;
-    if (tt.probe(position_hash(q), e)) {
+    if (tt.probe(position_hash(q), e) && e.usable(depth)) {
       lo = std::max(lo, e.lo);
       hi = std::min(hi, e.hi);
-      guess = std::clamp(0, lo, hi);
     }
-    c.path.clear();
-    c.path_key.clear();
     while (lo < hi) {
-      const int gamma = std::clamp(guess, lo + 1, hi);
-      int rep = INT_MAX;
-      const int r = search(c, q, gamma - 1, gamma, rep);
+      int gamma = std::clamp(guess, lo + 1, hi);  // test v >= gamma
+      if (depth == kExactDepth && parity && ((gamma - k) & 1)) ++gamma;  // lo, hi have k's parity
+      const int r = search(c, q, gamma - 1, gamma, depth, 0);
       if (r >= gamma) lo = std::max(lo, r);
       else hi = std::min(hi, r);
       guess = r;
-      if (opt.progress)
+      if (opt.progress && depth == kExactDepth)
         report([&](SearchProgress& s) {
           s.current = what;
           s.lower = lo;
@@ -396,8 +510,79 @@ struct Searcher::Impl {
     return lo;
   }
 
+  // Exact v(q) of a Kalah position: the tables, the end of the game, or MTD(f) from
+  // a first guess made by iterative deepening (depth-limited MTD(f) at 3, 6, ...
+  // plies up to opt.guess_depth; each fills the transposition table's move order).
+  int kalah_value(Ctx& c, const Position& q, const std::string& what) {
+    const ClassKey key = variant->class_of(q);
+    if (auto t = table_value(c, q, key)) return *t;
+    std::vector<Child> kids;
+    variant->children(q, kids);
+    if (kids.empty()) return variant->terminal_value(q);
+    int guess = 0;
+    TTData e;
+    if (tt.probe(position_hash(q), e) && e.exact_bounds() && e.lo > -kInf) {
+      guess = (e.lo + e.hi) / 2;
+    } else {
+      for (int d = 3; d <= opt.guess_depth; d += 3) guess = mtdf(c, q, guess, d, what);
+    }
+    return mtdf(c, q, guess, kExactDepth, what);
+  }
+
+  // Whether move `ch` of a position is worth at least `v` to the mover (exact).
+  bool move_reaches(Ctx& c, const Child& ch, int v) {
+    if (ch.game_over) return move_value(kind, ch, 0) >= v;
+    const ClassKey ck = variant->class_of(ch.next);
+    if (auto t = table_value(c, ch.next, ck)) return apply(ch, *t) >= v;
+    const auto [ca, cb] = child_window(ch, v - 1, v);
+    return apply(ch, search(c, ch.next, ca, cb, kExactDepth, 1)) >= v;
+  }
+
+  // A move of q worth v(q) = v: the transposition table's best move first.
+  int best_move(Ctx& c, const Position& q, int v) {
+    std::vector<Child> kids;
+    variant->children(q, kids);
+    TTData e;
+    const int hint = tt.probe(position_hash(q), e) ? e.best : -1;
+    std::vector<int> order(kids.size());
+    for (std::size_t i = 0; i < kids.size(); ++i) order[i] = static_cast<int>(i);
+    if (hint >= 0 && hint < static_cast<int>(kids.size())) std::swap(order[0], order[static_cast<std::size_t>(hint)]);
+    for (int i : order)
+      if (move_reaches(c, kids[static_cast<std::size_t>(i)], v)) return i;
+    return -1;
+  }
+
+  // Kalah's principal variation: from each position a move reaching its value.
+  void kalah_pv(Ctx& c, const Position& root, int value, SearchResult& out) {
+    Position cur = root;
+    int val = value;
+    for (int step = 0; step < 2000; ++step) {
+      std::vector<Child> kids;
+      variant->children(cur, kids);
+      if (kids.empty()) {
+        out.pv_end = "game over";
+        return;
+      }
+      const int i = best_move(c, cur, val);
+      if (i < 0) {
+        out.pv_end = "internal error: no move reaches the value";
+        return;
+      }
+      const Child ch = kids[static_cast<std::size_t>(i)];
+      out.pv.push_back(ch);
+      if (ch.game_over) {
+        out.pv_end = "game over";
+        return;
+      }
+      const int base = ch.gain_mover - ch.gain_opponent;
+      val = ch.same_side ? val - base : base - val;
+      cur = ch.next;
+    }
+    out.pv_end = "limit";
+  }
+
   int solve_one(Ctx& c, const Position& q, const std::string& what) {
-    return may_repeat ? exact_value(c, q, what) : mtdf(c, q, what);
+    return may_repeat ? exact_value(c, q, what) : kalah_value(c, q, what);
   }
   int exact(Ctx& c, const Child& ch, const std::string& what) {
     if (ch.game_over) return move_value(kind, ch, 0);
@@ -669,6 +854,8 @@ std::expected<std::unique_ptr<Searcher>, SearchError> Searcher::create(VariantPt
   impl->variant = v;
   impl->kind = v->kind();
   impl->may_repeat = v->id() != VariantId::Kalah;  // Kalah: seeds only move forward in a class
+  impl->parity = v->id() == VariantId::Kalah;      // Kalah: every seed ends in a store
+  if (const auto* kalah = dynamic_cast<const Kalah*>(v.get())) impl->secures_one = kalah->capture() == Kalah::Capture::Empty;
   if (options.tt_bytes < TranspositionTable::kMinBytes)
     return std::unexpected(SearchError{SearchError::TableTooSmall,
                                        "the transposition table needs at least 1 MiB, got " +
@@ -713,45 +900,100 @@ std::expected<SearchResult, SearchError> Searcher::solve(const Position& p) {
   std::vector<Child> kids;
   s.variant->children(p, kids);
   std::vector<int> values(kids.size(), 0);
+  std::vector<bool> known(kids.size(), false);
   std::atomic<int> done{0};
   s.progress.root_moves = static_cast<int>(kids.size());
-  auto root_task = [&](std::size_t i) {
-    Ctx c;
-    s.guarded([&] {
-      values[i] = s.exact(c, kids[i], "move " + s.variant->move_name(kids[i].move));
-    });
-    s.nodes += c.nodes - c.flushed;
-    s.table_hits += c.table_hits;
-    const int d = ++done;
-    if (s.opt.progress) s.report([&](SearchProgress& pr) { pr.root_moves_done = d; });
-  };
   const int threads = s.opt.threads > 0 ? s.opt.threads : tbb::this_task_arena::max_concurrency();
-  if (threads <= 1 || kids.size() <= 1) {
-    for (std::size_t i = 0; i < kids.size(); ++i) root_task(i);
-  } else {
-    tbb::task_arena arena(threads);
-    arena.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, kids.size(), 1),
-                        [&](const tbb::blocked_range<std::size_t>& r) {
-                          for (std::size_t i = r.begin(); i != r.end(); ++i) root_task(i);
-                        },
-                        tbb::simple_partitioner());
-    });
-  }
-  {
+  auto absorb = [&](Ctx& c) {
+    s.nodes += c.nodes - c.flushed;
+    c.flushed = c.nodes;
+    s.table_hits += c.table_hits;
+    c.table_hits = 0;
+  };
+  auto failed = [&]() -> std::optional<SearchError> {
     std::lock_guard lock(s.mu);
-    if (s.error) return std::unexpected(*s.error);
+    return s.error;
+  };
+
+  if (!s.may_repeat && !kids.empty()) {
+    // Kalah: the value first, by MTD(f) with helpers (lazy SMP: every thread runs the
+    // same MTD(f) over the shared transposition table, the helpers with their own move
+    // order near the root; the first to finish stops the others), then a best move.
+    std::atomic<bool> stop{false};
+    std::atomic<int> root_value{0};
+    std::vector<Ctx> ctx(static_cast<std::size_t>(std::max(1, threads)));
+    auto run = [&](std::size_t t) {
+      Ctx& c = ctx[t];
+      c.helper = static_cast<int>(t);
+      c.stop = &stop;
+      s.guarded([&] {
+        const int v = s.kalah_value(c, p, "position");
+        if (!stop.exchange(true)) root_value = v;
+      });
+      absorb(c);
+    };
+    if (ctx.size() == 1) {
+      run(0);
+    } else {
+      tbb::task_arena arena(static_cast<int>(ctx.size()));
+      arena.execute([&] {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ctx.size(), 1),
+                          [&](const tbb::blocked_range<std::size_t>& r) {
+                            for (std::size_t t = r.begin(); t != r.end(); ++t) run(t);
+                          },
+                          tbb::simple_partitioner());
+      });
+    }
+    if (auto e = failed()) return std::unexpected(*e);
+    out.value = static_cast<Value>(root_value.load());
+    Ctx c;
+    int best = -1;
+    if (auto e = s.guarded([&] { best = s.best_move(c, p, out.value); })) return std::unexpected(*e);
+    absorb(c);
+    if (best < 0) return std::unexpected(SearchError{SearchError::BadPosition, "internal error: no move reaches the value"});
+    values[static_cast<std::size_t>(best)] = out.value;
+    known[static_cast<std::size_t>(best)] = true;
+    done = 1;
+  }
+
+  if (s.may_repeat || s.opt.all_moves) {
+    // Every first move's exact value, the first moves shared among the threads.
+    auto root_task = [&](std::size_t i) {
+      if (known[i]) return;
+      Ctx c;
+      s.guarded([&] { values[i] = s.exact(c, kids[i], "move " + s.variant->move_name(kids[i].move)); });
+      absorb(c);
+      known[i] = true;
+      const int d = ++done;
+      if (s.opt.progress) s.report([&](SearchProgress& pr) { pr.root_moves_done = d; });
+    };
+    if (threads <= 1 || kids.size() <= 1) {
+      for (std::size_t i = 0; i < kids.size(); ++i) root_task(i);
+    } else {
+      tbb::task_arena arena(threads);
+      arena.execute([&] {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, kids.size(), 1),
+                          [&](const tbb::blocked_range<std::size_t>& r) {
+                            for (std::size_t i = r.begin(); i != r.end(); ++i) root_task(i);
+                          },
+                          tbb::simple_partitioner());
+      });
+    }
+    if (auto e = failed()) return std::unexpected(*e);
   }
   for (std::size_t i = 0; i < kids.size(); ++i)
-    out.moves.push_back(RootMoveValue{kids[i].move, static_cast<Value>(values[i]), kids[i]});
+    if (known[i]) out.moves.push_back(RootMoveValue{kids[i].move, static_cast<Value>(values[i]), kids[i]});
   std::stable_sort(out.moves.begin(), out.moves.end(),
                    [](const RootMoveValue& a, const RootMoveValue& b) { return a.value > b.value; });
   out.value = kids.empty() ? s.variant->terminal_value(p) : out.moves.front().value;
   if (s.opt.principal_variation) {
     Ctx c;
-    if (auto e = s.guarded([&] { s.principal_variation(c, p, out.value, out); })) return std::unexpected(*e);
-    s.nodes += c.nodes - c.flushed;
-    s.table_hits += c.table_hits;
+    if (auto e = s.guarded([&] {
+          if (s.may_repeat) s.principal_variation(c, p, out.value, out);
+          else s.kalah_pv(c, p, out.value, out);
+        }))
+      return std::unexpected(*e);
+    absorb(c);
   }
   out.nodes = s.nodes.load();
   out.table_hits = s.table_hits.load();

@@ -7,7 +7,8 @@
 # site's default MPI plugin is `none`, so the script must choose pmix itself), then:
 #  * sbatch --wait the script for djenon-aboure, oware and kalah:4:empty: every file equal
 #    byte for byte to `mancala-tb generate`, the README's probe reads the folder;
-#  * the same with LAUNCHER=mpirun (Open MPI's mpirun inside the allocation);
+#  * the same with LAUNCHER=mpirun (Open MPI's mpirun inside the allocation), and with
+#    --exclusive (one rank, all the node's CPUs as threads);
 #  * a job stopped by scancel mid-run (a rank frozen in class 7 by the test hook, so the
 #    cancel always lands in the middle) exits non-zero with the resume hint, and the
 #    same sbatch line resumes it to identical files;
@@ -183,6 +184,16 @@ rc=$?
 [ "$rc" -eq 0 ] || { cat "$(job_log "$id")"; fail "job $id (LAUNCHER=mpirun) exited with $rc"; }
 same_tables "$work/ref-oware" tb-mpirun
 echo "ok: job $id: LAUNCHER=mpirun gives identical files"
+
+# ---- the README's big-run form: --exclusive, one rank with all the node's CPUs -------
+id=$(sbatch --parsable --wait --exclusive "$script" oware 8 tb-exclusive)
+rc=$?
+log=$(job_log "$id")
+[ "$rc" -eq 0 ] || { cat "$log"; fail "job $id (--exclusive) exited with $rc"; }
+cpus=$(sinfo -h -n "$node" -o %c)
+grep -q "1 ranks on 1 node(s), $cpus threads per rank" "$log" || { cat "$log"; fail "job $id: not 1 rank x $cpus threads"; }
+same_tables "$work/ref-oware" tb-exclusive
+echo "ok: job $id: sbatch --exclusive runs 1 rank with $cpus threads, identical files"
 
 # ---- scancel mid-run, then the same sbatch line again -------------------------------
 v=oware seeds=10

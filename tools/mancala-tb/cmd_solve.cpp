@@ -1,6 +1,8 @@
 // solve: the perfect-play value of a position by search over the tables (issue 6).
 #include <algorithm>
 #include <csignal>
+#include <filesystem>
+#include <unistd.h>
 #include <optional>
 #include <cstdio>
 #include <sstream>
@@ -43,8 +45,14 @@ void print_help() {
       "the end of the game, with a transposition table, a repeated position scored as\n"
       "endless play (0), and every position the tables cover taken from the tables.\n"
       "Without PITS SIDE it solves the variant's start position.\n\n"
-      "  --tables DIR    table folder made by `mancala-tb generate`; optional when the game\n"
-      "                  is small enough to search to the end without tables\n"
+      "  --tables DIR    table folder made by `mancala-tb generate`. Without it, solve makes\n"
+      "                  the tables a small position needs itself, in a temporary folder\n"
+      "                  removed at the end (every class up to its seeds, or the positions\n"
+      "                  reachable from it, if at most --auto-tables-mpos million; it says\n"
+      "                  so on stderr), else searches to the end of the game without tables\n"
+      "  --auto-tables-mpos M  the limit of tables made on the spot (default 8 million\n"
+      "                  positions, about 10 s)\n"
+      "  --no-auto-tables  never make tables on the spot\n"
       "  --per-pit N     start position with N seeds in each pit (default: the game's own)\n"
       "  --tt-mb M       memory budget in MiB (default 256, at least 1): the transposition\n"
       "                  table (Kalah), the regions being solved and their memo (games\n"
@@ -52,6 +60,10 @@ void print_help() {
       "  --threads T     threads for the first moves (default: all cores)\n"
       "  --time-limit S  give up after S seconds (default: no limit)\n"
       "  --no-pv         skip the principal variation\n"
+      "  --best-only     Kalah: the value and one best move only (every first move's\n"
+      "                  exact value costs a search per move)\n"
+      "  --guess-depth D Kalah: MTD(f)'s first guess and move order from depth-limited\n"
+      "                  searches of 3, 6, ... D plies (default 24; 0: none)\n"
       "  --max-plies D   win/loss games (imbelece): prove a forced win or loss within D\n"
       "                  plies by depth-bounded search instead (no tables, no region\n"
       "                  enumeration); exact when it finds one, else it proves that\n"
@@ -112,7 +124,6 @@ int prove(const VariantPtr& v, const ParsedPosition& pp, int max_plies, int tt_m
   opt.tt_bytes = static_cast<std::uint64_t>(std::max(tt_mb, 1)) << 20;
   opt.time_limit = time_limit;
   opt.cancel = &g_cancel;
-  std::signal(SIGINT, on_solve_signal);
   Progress bar(stderr_is_terminal());
   opt.progress = [&](const ProofProgress& s) {
     char buf[160];
@@ -175,7 +186,6 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
   opt.memory_bytes = static_cast<std::uint64_t>(std::max(tt_mb, 1)) << 20;
   opt.time_limit = time_limit;
   opt.cancel = &g_cancel;
-  std::signal(SIGINT, on_solve_signal);
   Progress bar(stderr_is_terminal());
   opt.progress = [&](const SafetyProgress& s) {
     char buf[200];
@@ -251,6 +261,10 @@ int cmd_solve(Args& a) {
   const int time_limit = a.int_option("time-limit", 0, 0, 1 << 30);
   const bool json = a.flag("json");
   const bool no_pv = a.flag("no-pv");
+  const bool best_only = a.flag("best-only");
+  const bool no_auto_tables = a.flag("no-auto-tables");
+  const int auto_mpos = a.int_option("auto-tables-mpos", 8, 0, 1 << 20);
+  const int guess_depth = a.int_option("guess-depth", SearchOptions{}.guess_depth, 0, 200);
   const int max_plies = a.int_option("max-plies", -1, 0, 2000);
   const bool strategy = a.flag("strategy");
   const auto defender_s = a.option("defender");
@@ -279,17 +293,42 @@ int cmd_solve(Args& a) {
   if (max_plies >= 0) return prove(v, pp, max_plies, tt_mb, time_limit, json);
 
   SearchOptions opt;
+  std::signal(SIGINT, on_solve_signal);
+  // Without --tables, a small game gets its tables made on the spot in a temporary
+  // folder (removed when solve ends).
+  struct RemoveAtExit {
+    std::filesystem::path dir;
+    ~RemoveAtExit() {
+      std::error_code ec;
+      if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    }
+  } made_dir;
   if (tables_dir) {
     auto tb = Tablebase::open(*tables_dir);
     if (!tb) throw UsageError(tb.error().message);
     opt.tables = *tb;
+  } else if (!no_auto_tables) {
+    made_dir.dir = std::filesystem::temp_directory_path() / ("mancala-tb-solve-" + std::to_string(::getpid()));
+    auto made = make_small_tables(*v, pp.position, made_dir.dir, static_cast<std::uint64_t>(auto_mpos) * 1'000'000,
+                                  threads, &g_cancel);
+    if (made) {
+      opt.tables = made->tables;
+      std::fprintf(stderr, "mancala-tb solve: no --tables given: made the tables of %s (%llu positions, %.2f s)\n",
+                   made->how.c_str(), static_cast<unsigned long long>(made->positions), made->seconds);
+    } else if (made.error().code == SearchError::Cancelled) {
+      return search_failed(made.error(), false);
+    } else {
+      std::fprintf(stderr, "mancala-tb solve: no --tables given and too large for tables made on the spot (%s); searching without tables\n",
+                   made.error().message.c_str());
+    }
   }
   opt.tt_bytes = static_cast<std::uint64_t>(tt_mb) << 20;
   opt.threads = threads;
   opt.time_limit = time_limit;
   opt.cancel = &g_cancel;
   opt.principal_variation = !no_pv;
-  std::signal(SIGINT, on_solve_signal);
+  opt.all_moves = !best_only;
+  opt.guess_depth = guess_depth;
   Progress bar(stderr_is_terminal());
   opt.progress = [&](const SearchProgress& s) {
     char buf[200];

@@ -65,6 +65,7 @@
 #include <atomic>
 #include <cstdint>
 #include <expected>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <string>
@@ -98,6 +99,12 @@ struct SearchOptions {
   double time_limit = 0;                    // seconds, 0 = none (then Limit error)
   std::uint64_t max_nodes = 0;              // 0 = none (then Limit error)
   bool principal_variation = true;
+  // Every first move's exact value (true), or the value and one best move only
+  // (false; Kalah; games with cycles always give every first move).
+  bool all_moves = true;
+  // Kalah: MTD(f)'s first guess by iterative deepening, depth-limited MTD(f) at 3, 6,
+  // ... plies up to this many (0: guess 0).
+  int guess_depth = 24;
   std::function<void(const SearchProgress&)> progress;  // serialised; the core never prints
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -141,5 +148,25 @@ class Searcher {
 
 // One-shot convenience: Searcher::create(v, options)->solve(p).
 std::expected<SearchResult, SearchError> solve_position(VariantPtr v, const Position& p, SearchOptions options = {});
+
+}  // namespace mancala
+
+namespace mancala {
+
+// Tables made on the spot for a position small enough (issue 16): every class up to
+// the position's seeds when they hold at most `max_positions` positions (generate.h
+// `generate`), else the positions reachable from it if they are at most that many
+// (`generate_reachable`), written to `dir`. Limit when neither fits; the caller then
+// searches without tables. The core never prints: `how` says what was made.
+struct SmallTables {
+  std::shared_ptr<const Tablebase> tables;
+  std::string how;              // "every class up to 12 seeds" / "the positions reachable from it"
+  std::uint64_t positions = 0;  // positions solved
+  double seconds = 0;
+};
+std::expected<SmallTables, SearchError> make_small_tables(const Variant& v, const Position& root,
+                                                          const std::filesystem::path& dir,
+                                                          std::uint64_t max_positions = 8'000'000, int threads = 0,
+                                                          const std::atomic<bool>* cancel = nullptr);
 
 }  // namespace mancala

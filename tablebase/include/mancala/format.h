@@ -102,6 +102,8 @@ class TableFile {
   std::expected<Value, TableError> value(Index i) const;
   // Every value, checking every block checksum.
   std::expected<std::vector<std::uint8_t>, TableError> read_all() const;
+  // The values of block b alone (positions [b B, (b+1) B)), checked as read_all does.
+  std::expected<std::vector<std::uint8_t>, TableError> read_block(std::size_t b) const { return block(b); }
   // Checks that the header matches a variant (name, pits, kind, index) and its key.
   std::expected<void, TableError> check_against(const Variant& v) const;
   // The sorted full ranks of a reachable-set table (null for a whole class).
