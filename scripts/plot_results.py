@@ -206,7 +206,8 @@ def start_values_per_pit(best):
                                         ("oware", "kalah(6)", "djenon-aboure", "kotu-baendum", "cenne", "enkeshui",
                                          "imbelece"))
     cols = 4
-    rows = (len(order) + cols - 1) // cols
+    cenne_boards = sorted((v, r) for (v, n), r in best.items() if v.startswith("cenne:") and n == 1)
+    rows = (len(order) + bool(cenne_boards) + cols - 1) // cols
     fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.4 * rows), squeeze=False)
     for ax, fam in zip(axes.flat, order):
         open_notes, opened, ns = [], [], []
@@ -214,6 +215,8 @@ def start_values_per_pit(best):
             pts.sort(key=lambda p: p[0])
             ns += [n for n, _ in pts]
             solved = [(n, margin(r)) for n, r in pts if margin(r) is not None]
+            if fam == "cenne" and len(pts) < 2:  # one seed count only: in the board map below
+                continue
             if solved:
                 ax.plot([p[0] for p in solved], [p[1] for p in solved], marker="o", ms=4, label=label)
             for n, r in pts:
@@ -237,7 +240,27 @@ def start_values_per_pit(best):
         if open_notes:
             ax.text(0.02, 0.02, "\n".join(open_notes[:6]), transform=ax.transAxes, fontsize=6, color="dimgrey",
                     va="bottom")
-    for ax in list(axes.flat)[len(order):]:
+    spare = list(axes.flat)[len(order):]
+    if cenne_boards:  # Cenne, 1 seed per pit: South's pits in play x North's
+        import numpy as np
+        ax = spare.pop(0)
+        grid = np.full((4, 4), np.nan)
+        for v, r in cenne_boards:
+            a, b = (int(x) for x in v.split(":")[1:])
+            m = margin(r)
+            if m is not None:
+                grid[a - 4, b - 4] = m / (a + b)
+            ax.text(b - 4, a - 4, "open" if m is None else (f"+{m}" if m > 0 else str(m)), ha="center", va="center",
+                    fontsize=9, fontweight="bold", color="white" if m is not None and abs(m / (a + b)) > 0.6 else "black")
+        cmap = plt.get_cmap("RdBu").copy()
+        cmap.set_bad("#e8e4dc")
+        ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=-1, vmax=1)
+        ax.set_xticks(range(4), [str(b) for b in range(4, 8)])
+        ax.set_yticks(range(4), [str(a) for a in range(4, 8)])
+        ax.set_xlabel("B = North's pits in play")
+        ax.set_ylabel("A = South's (first player's)")
+        ax.set_title("cenne:A:B, 1 seed per pit", fontsize=10)
+    for ax in spare:
         ax.axis("off")
     fig.suptitle("Start values per seeds per pit (mancala-tb solve; grey notes: not decided here)")
     fig.tight_layout()

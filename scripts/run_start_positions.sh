@@ -4,7 +4,7 @@
 # time, positions searched, status, the command). Reproduces results/start-positions.md.
 #
 #   scripts/run_start_positions.sh [BUILD_DIR] [TIME_LIMIT_SECONDS] [GROUP...]
-#   groups: kalah cyclic others proofs (default: all); KALAH_CAPS (default "empty standard"),
+#   groups: kalah cyclic others cenne proofs (default: all but cenne); KALAH_CAPS (default "empty standard"),
 #   KALAH5_SEEDS (Kalah(5) tables, default 24), KALAH6_MORE (extra n for Kalah(6)),
 #   KALAH_M (boards m, default 1..6) and KALAH_PER_PIT (n for m <= 5, default 1..6) steer the kalah group
 #   proofs: Imbelece starts by `solve --max-plies` (a forced result within MAX_PLIES
@@ -18,7 +18,7 @@ set -u
 BUILD=${1:-build-s}
 LIMIT=${2:-120}
 shift $(( $# > 2 ? 2 : $# ))
-GROUPS_=${*:-kalah cyclic others proofs}
+GROUPS_=${*:-kalah cyclic others proofs}  # cenne: every board, CENNE_PER_PIT (default 1) seeds a pit
 TB=$BUILD/tools/mancala-tb
 OUT=results/start_positions.csv
 TABLES=${TABLES:-/tmp/mancala-results-tb}
@@ -109,6 +109,12 @@ for g in $GROUPS_; do
       for n in ${ENKESHUI_PER_PIT:-1 2}; do solve enkeshui:8 $n; done
       # Imbelece by search (region retrograde to the end; IMBELECE_PER_PIT, default 1).
       for n in ${IMBELECE_PER_PIT:-1}; do solve imbelece $n; done ;;
+    cenne)  # every Cenne board from 4:4 to 7:7 by search (no tables)
+      for a in 4 5 6 7; do
+        for b in 4 5 6 7; do
+          for n in ${CENNE_PER_PIT:-1}; do solve cenne:$a:$b $n; done
+        done
+      done ;;
     proofs)  # win/loss games: depth-bounded proof (search/include/mancala/proof.h)
       for n in 1 2; do solve imbelece $n --max-plies "${MAX_PLIES:-40}"; done ;;
   esac
