@@ -2,6 +2,7 @@
 """Draws the board pictures of docs/rules/ (small SVG files, no dependencies).
 
     python3 scripts/board_svg.py [OUT_DIR]      (default: docs/rules/img)
+    python3 scripts/board_svg.py --check        (exit 1 if a committed picture is stale)
 
 Each picture shows one game's start position as South sees it (South at the bottom):
 every pit with its seeds (large) and its circuit number (small, the number the
@@ -162,12 +163,19 @@ def pictures():
 
 
 def main():
-    out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent.parent / "docs/rules/img"
+    default = pathlib.Path(__file__).resolve().parent.parent / "docs/rules/img"
+    if sys.argv[1:] == ["--check"]:  # the committed pictures are what this script draws
+        stale = [n for n, svg in pictures() if not (default / n).is_file() or (default / n).read_text(encoding="utf-8") != svg]
+        for n in stale:
+            print(f"docs/rules/img/{n} is not what scripts/board_svg.py draws: run it", file=sys.stderr)
+        return 1 if stale else 0
+    out = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else default
     out.mkdir(parents=True, exist_ok=True)
     for name, svg in pictures():
         (out / name).write_text(svg, encoding="utf-8")
         print(out / name)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -160,6 +160,24 @@ def update(path, env):
     path.write_text("\n".join(out) + "\n", encoding="utf-8")
 
 
+def broken_links(files):
+    """Relative links of the pages ([text](path) and ![alt](path)) must name existing files."""
+    out = []
+    for path in files:
+        in_block = False
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.match(r"^\s*(```|~~~)", line):
+                in_block = not in_block
+            if in_block:
+                continue
+            for target in re.findall(r"\]\(([^)\s]+)\)", line):
+                if re.match(r"^[a-z]+:", target) or target.startswith("#"):
+                    continue
+                if not (path.parent / target.split("#")[0]).exists():
+                    out.append(f"{path.relative_to(ROOT)}:{number}: the link '{target}' names no file")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", required=True, action="append", help="folder holding the built mancala-tb (repeatable)")
@@ -212,6 +230,7 @@ def main():
                 continue
             ran += len(cmds)
             failures += run_block(path, first_line + 1, cmds, env)
+    failures += broken_links(files)
     for f in failures:
         print("FAIL " + f + "\n", file=sys.stderr)
     if not args.list:
