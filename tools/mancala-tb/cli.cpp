@@ -2,57 +2,125 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdio>
+#include <sstream>
 
 namespace mancala::cli {
 
-std::optional<std::string> Args::option(const std::string& name) {
-  const std::string dashed = "--" + name;
-  for (std::size_t i = 0; i < a_.size(); ++i) {
-    if (a_[i] == dashed) {
-      if (i + 1 >= a_.size()) throw UsageError(dashed + " needs a value");
-      std::string v = a_[i + 1];
-      a_.erase(a_.begin() + static_cast<long>(i), a_.begin() + static_cast<long>(i) + 2);
-      return v;
+namespace {
+
+// The help of mancala-tb and of each sub-command: our usage lines and prose, CLI11's
+// list of arguments and options, then the examples.
+class Help : public CLI::Formatter {
+ public:
+  Help(HelpPage page, bool root) : page_(std::move(page)), root_(root) { column_width(kColumn); }
+  // "--threads N", "--out TEXT": the value's kind without CLI11's validator text (the
+  // ranges are in the descriptions and in the error messages).
+  std::string make_option_opts(const CLI::Option* opt) const override {
+    std::string type = opt->get_type_name();
+    if (opt->get_positional() || type.empty() || opt->get_expected_max() == 0) return "";
+    type = type.substr(0, type.find(':'));
+    if (type == "INT" || type == "UINT") type = "N";
+    return " " + type + (opt->get_expected_max() > 1 ? " ..." : "");
+  }
+  // Option texts wrapped to 80 columns (CLI11 indents the lines after a newline).
+  std::string make_option_desc(const CLI::Option* opt) const override {
+    const std::string text = CLI::Formatter::make_option_desc(opt);
+    const std::size_t width = 80 - kColumn;
+    std::string out, line;
+    std::istringstream words(text);
+    for (std::string w; words >> w;) {
+      if (!line.empty() && line.size() + 1 + w.size() > width) {
+        out += line + "\n";
+        line.clear();
+      }
+      line += (line.empty() ? "" : " ") + w;
     }
-    if (a_[i].rfind(dashed + "=", 0) == 0) {
-      std::string v = a_[i].substr(dashed.size() + 1);
-      a_.erase(a_.begin() + static_cast<long>(i));
-      return v;
+    return out + line;
+  }
+  std::string make_help(const CLI::App* app, std::string, CLI::AppFormatMode mode) const override {
+    std::string out = "usage: " + page_.usage + "\n\n" + page_.text;
+    if (!out.empty() && out.back() != '\n') out += '\n';
+    if (root_) {
+      out += "\ncommands:\n";
+      for (const CLI::App* sub : app->get_subcommands({}))
+        out += "  " + pad(sub->get_name(), 10) + " " + sub->get_description() + "\n";
+    } else {
+      std::string args = make_positionals(app);
+      std::string opts = make_groups(app, mode);
+      if (!args.empty()) out += args;
+      if (!opts.empty()) out += opts;
+    }
+    if (!page_.examples.empty()) {
+      out += page_.examples.size() == 1 ? "\nexample:\n" : "\nexamples:\n";
+      for (const auto& e : page_.examples) out += "  " + e + "\n";
+    }
+    if (!page_.notes.empty()) out += "\n" + page_.notes + (page_.notes.back() == '\n' ? "" : "\n");
+    return out;
+  }
+
+ private:
+  static std::string pad(std::string s, std::size_t n) {
+    if (s.size() < n) s.resize(n, ' ');
+    return s;
+  }
+  static constexpr std::size_t kColumn = 26;
+  HelpPage page_;
+  bool root_;
+};
+
+}  // namespace
+
+CLI::App* add_command(CLI::App& root, const std::string& name, const std::string& summary, HelpPage page) {
+  CLI::App* c = root.add_subcommand(name, summary);
+  c->formatter(std::make_shared<Help>(std::move(page), false));
+  return c;
+}
+
+void set_root_help(CLI::App& root, HelpPage page) { root.formatter(std::make_shared<Help>(std::move(page), true)); }
+
+std::vector<std::string> split_words(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const auto& a : args) {
+    std::size_t i = 0;
+    while (i < a.size()) {
+      while (i < a.size() && std::isspace(static_cast<unsigned char>(a[i]))) ++i;
+      std::size_t j = i;
+      while (j < a.size() && !std::isspace(static_cast<unsigned char>(a[j]))) ++j;
+      if (j > i) out.push_back(a.substr(i, j - i));
+      i = j;
     }
   }
-  return std::nullopt;
+  return out;
 }
 
-bool Args::flag(const std::string& name) {
-  const std::string dashed = (name.size() == 1 ? "-" : "--") + name;
-  for (std::size_t i = 0; i < a_.size(); ++i)
-    if (a_[i] == dashed) {
-      a_.erase(a_.begin() + static_cast<long>(i));
-      return true;
-    }
-  return false;
+std::string join_words(const std::vector<std::string>& words, std::size_t from, std::size_t to) {
+  std::string out;
+  for (std::size_t i = from; i < std::min(to, words.size()); ++i) out += (out.empty() ? "" : " ") + words[i];
+  return out;
 }
 
-int Args::int_option(const std::string& name, int fallback, int lo, int hi) {
-  const auto v = option(name);
-  if (!v) return fallback;
-  std::size_t used = 0;
-  int n = 0;
-  try {
-    n = std::stoi(*v, &used);
-  } catch (...) {
-    used = 0;
+ParsedPosition position_from_words(const std::vector<std::string>& words, std::size_t from, std::size_t to, int per_pit) {
+  const VariantPtr v = variant_or_throw(words.at(from));
+  if (to - from == 1) {
+    ParsedPosition pp{v, v->start(per_pit), Side::South};
+    if (auto e = v->check(pp.position); !e.empty()) throw UsageError("--per-pit " + std::to_string(per_pit) + ": " + e);
+    return pp;
   }
-  if (used != v->size() || v->empty()) throw UsageError("--" + name + " must be a whole number, got '" + *v + "'");
-  if (n < lo || n > hi) throw UsageError("--" + name + " must be between " + std::to_string(lo) + " and " + std::to_string(hi) + ", got " + *v);
-  return n;
+  auto p = parse_position(v, join_words(words, from + 1, to));
+  if (!p) throw UsageError(p.error());
+  return *p;
 }
 
-std::vector<std::string> Args::rest() const {
-  for (const auto& s : a_)
-    if (s.size() > 1 && s[0] == '-' && !(s[1] >= '0' && s[1] <= '9')) throw UsageError("unknown option '" + s + "' (see --help)");
-  return a_;
+std::vector<std::string> split_positions(const std::vector<std::string>& words) {
+  std::vector<std::string> out;
+  for (const auto& w : words) {
+    if (make_variant(w).has_value() || out.empty()) out.push_back(w);
+    else out.back() += " " + w;
+  }
+  return out;
 }
 
 VariantPtr variant_or_throw(const std::string& spec) {
@@ -63,14 +131,6 @@ VariantPtr variant_or_throw(const std::string& spec) {
 
 ParsedPosition position_or_throw(const std::string& text) {
   auto p = parse_position(text);
-  if (!p) throw UsageError(p.error());
-  return *p;
-}
-
-ParsedPosition position_or_throw(const VariantPtr& v, const std::vector<std::string>& words) {
-  std::string rest;
-  for (const auto& w : words) rest += w + " ";
-  auto p = parse_position(v, rest);
   if (!p) throw UsageError(p.error());
   return *p;
 }
@@ -123,15 +183,6 @@ void Progress::message(const std::string& line) {
 void Progress::finish() {
   if (enabled_ && dirty_) std::fputs("\r\033[K", stderr);
   dirty_ = false;
-}
-
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char c : s) {
-    if (c == '"' || c == '\\') o += '\\';
-    o += c;
-  }
-  return o;
 }
 
 }  // namespace mancala::cli

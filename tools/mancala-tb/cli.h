@@ -1,10 +1,14 @@
-// Shared helpers of the mancala-tb sub-commands: argument scanning, errors at the
-// edge (exceptions become one error line and exit code 2), progress on a terminal.
+// Shared helpers of the mancala-tb sub-commands: the command table (CLI11), help pages,
+// positions from the command line, errors at the edge (exceptions become one error line
+// and exit code 2), progress on a terminal.
 #pragma once
+
+#include <CLI/CLI.hpp>
 
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -15,30 +19,45 @@
 
 namespace mancala::cli {
 
-// A user error: printed as "mancala-tb: <message>" with exit code 2.
+// A user error: printed as "mancala-tb COMMAND: <message>" with exit code 2.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-class Args {
- public:
-  Args(std::vector<std::string> a) : a_(std::move(a)) {}
-  // Removes and returns `--name VALUE` (or --name=VALUE); nullopt if absent.
-  std::optional<std::string> option(const std::string& name);
-  bool flag(const std::string& name);  // removes `--name`
-  int int_option(const std::string& name, int fallback, int lo, int hi);
-  // Remaining positionals; errors on an unknown --option.
-  std::vector<std::string> rest() const;
-  bool help() { return flag("help") || flag("h"); }
-
- private:
-  std::vector<std::string> a_;
+// The help page of a sub-command. CLI11 lists the arguments and options between the
+// text and the examples; every example must run as printed (tests/cli runs them in a
+// fresh folder, in order, so an example may use the tables an earlier one generated).
+struct HelpPage {
+  std::string usage;     // the lines after "usage: ", e.g. "mancala-tb probe DIR POSITION..."
+  std::string text;      // what the command does
+  std::vector<std::string> examples;  // whole command lines, "mancala-tb ..."
+  std::string notes;     // optional prose after the examples
 };
+
+// One sub-command: its CLI11 app (options bound to the command's state) and the
+// function that runs it once the command line is parsed.
+struct Command {
+  CLI::App* app = nullptr;
+  std::function<int()> run;
+};
+
+// Adds a sub-command to `root` with its summary (the line in `mancala-tb --help`) and page.
+CLI::App* add_command(CLI::App& root, const std::string& name, const std::string& summary, HelpPage page);
+// Prints the page of `mancala-tb --help`.
+void set_root_help(CLI::App& root, HelpPage page);
+
+// Positions on the command line, one argument or split: "oware 1,0/0,1 S" and
+// oware 1,0/0,1 S are the same words once split at spaces.
+std::vector<std::string> split_words(const std::vector<std::string>& args);
+std::string join_words(const std::vector<std::string>& words, std::size_t from = 0, std::size_t to = std::string::npos);
+// VARIANT [PITS SIDE [FLAGS]] from words[from, to); the variant's start position (with
+// `per_pit` seeds a pit, 0 = the game's own) when only VARIANT is given.
+ParsedPosition position_from_words(const std::vector<std::string>& words, std::size_t from, std::size_t to, int per_pit = 0);
+// Several positions one after another: a new one starts at each word naming a variant.
+std::vector<std::string> split_positions(const std::vector<std::string>& words);
 
 VariantPtr variant_or_throw(const std::string& spec);
 ParsedPosition position_or_throw(const std::string& text);
-// A position given either whole ("oware 4,... S") or as PITS SIDE after a variant.
-ParsedPosition position_or_throw(const VariantPtr& v, const std::vector<std::string>& words);
 
 // Progress on a terminal (stderr is a tty), silent otherwise.
 class Progress {
@@ -57,7 +76,5 @@ class Progress {
   std::string label_;
 };
 bool stderr_is_terminal();
-
-std::string json_escape(const std::string& s);
 
 }  // namespace mancala::cli

@@ -311,25 +311,31 @@ int run_picture(const std::string& dir, const std::vector<std::string>& words, c
   return 0;
 }
 
-int cmd_picture(Args& a) {
-  if (a.help()) {
-    std::printf(
-        "usage: mancala-tb picture DIR POSITION [--out FILE.svg]\n\n"
-        "An SVG picture of POSITION (VARIANT PITS SIDE [FLAGS], quoted or not) with every\n"
-        "legal move's value from the tables in DIR written at its pit, the best move in\n"
-        "gold, and a legend of every move (best first, as probe lists them). Ties, bulls,\n"
-        "closed pits, a jeppe and Cenne's pits out of play are drawn; Imbelece on its three\n"
-        "rows. Each move's badge carries data-move and data-value (data-depth for win/loss\n"
-        "games) for programs.\n\n"
-        "  --out FILE  write the SVG to FILE (default: standard output)\n\n"
-        "example (after: mancala-tb generate kalah:6:empty --max-seeds 10 --out tb/):\n"
-        "  mancala-tb picture tb/ \"kalah:6:empty 1,0,3,0,2,1/0,2,0,1,0,0 S\" --out board.svg\n");
-    return 0;
-  }
-  const auto out = a.option("out");
-  const auto w = a.rest();
-  if (w.size() < 2) throw UsageError("picture needs DIR and a POSITION (see --help)");
-  return run_picture(w[0], std::vector<std::string>(w.begin() + 1, w.end()), out.value_or(""));
+void add_picture_command(CLI::App& root, std::vector<Command>& out) {
+  struct State {
+    std::string dir, out;
+    std::vector<std::string> position;
+  };
+  auto st = std::make_shared<State>();
+  CLI::App* c = add_command(
+      root, "picture", "an SVG of a position with every move's value from the tables",
+      {"mancala-tb picture DIR POSITION [--out FILE.svg]",
+       "An SVG picture of POSITION (VARIANT PITS SIDE [FLAGS], one argument or split) with\n"
+       "every legal move's value from the tables in DIR written at its pit, the best move in\n"
+       "gold, and a legend of every move (best first, as probe lists them). Ties, bulls,\n"
+       "closed pits, a jeppe and Cenne's pits out of play are drawn; Imbelece on its three\n"
+       "rows. Each move's badge carries data-move and data-value (data-depth for win/loss\n"
+       "games) for programs.",
+       {"mancala-tb generate kalah:6:empty --max-seeds 10 --out tb/",
+        "mancala-tb picture tb/ \"kalah:6:empty 1,0,3,0,2,1/0,2,0,1,0,0 S\" --out board.svg"},
+       ""});
+  c->add_option("DIR", st->dir, "table folder made by `mancala-tb generate`");
+  c->add_option("POSITION", st->position, "VARIANT PITS SIDE [FLAGS], one argument or split");
+  c->add_option("--out", st->out, "write the SVG to FILE (default: standard output)");
+  out.push_back({c, [st] {
+                   if (st->dir.empty() || st->position.empty()) throw UsageError("picture needs DIR and a POSITION (see --help)");
+                   return run_picture(st->dir, split_words(st->position), st->out);
+                 }});
 }
 
 }  // namespace mancala::cli

@@ -82,33 +82,6 @@ GameResult play_game(const Variant& v, Position p, Side side, Player& player, in
   }
 }
 
-void print_usage() {
-  std::printf(
-      "usage: mancala-tb play VARIANT [PITS SIDE [FLAGS]] [--seed N] [--player random|first]\n"
-      "                       [--max-turns N] [--max-rounds N] [--quiet]\n\n"
-      "Plays with the rules engine, both sides by the same deterministic player:\n"
-      "  random  a pseudo-random legal move, from --seed (default 1): same seed, same game\n"
-      "  first   always the first legal move in the engine's order\n\n"
-      "Any variant but Cenne: one game from the position (default: the start), every turn\n"
-      "printed with the position after it, then the seeds each side won. A clockwise\n"
-      "Kotu-baendum game (first move 'P:cw') is shown in its mirrored, counterclockwise form\n"
-      "(pit i <-> 6-i in each row), the form the tables hold.\n\n"
-      "Cenne without a position: a whole match (docs/rules/cenne.md). Round 1 is played on\n"
-      "the board of the spec (default cenne:7:7, 56 seeds). After each round every player\n"
-      "refills his pits, 4 seeds each from his winnings, leftmost first; pits he cannot fill\n"
-      "are out of play and leftover seeds are kept aside. So a round with South holding 30\n"
-      "and North 26 is played on cenne:7:6 (South keeps 2 aside, North 2). The winner of the\n"
-      "last round moves first (South after a draw). The match ends when a player can fill\n"
-      "fewer than 4 pits. Cenne with a position plays that one round.\n\n"
-      "A game still going after --max-turns turns (default 2000) is taken as endless play:\n"
-      "the seeds left are shared equally (an odd seed to the side to move).\n\n"
-      "examples:\n"
-      "  mancala-tb play cenne --seed 1\n"
-      "  mancala-tb play cenne:6:5 --player first --quiet\n"
-      "  mancala-tb play kotu-baendum --seed 7\n"
-      "  mancala-tb play oware 1,0,0,0,0,2/2,2,0,3,1,2 S\n");
-}
-
 int play_match(const Cenne& first_board, Player& player, int max_turns, int max_rounds, bool verbose) {
   // Holdings at the start of round 1: what the first board's pits hold.
   int holding[2] = {4 * first_board.south_in_play(), 4 * first_board.north_in_play()};
@@ -144,27 +117,25 @@ int play_match(const Cenne& first_board, Player& player, int max_turns, int max_
   }
 }
 
-}  // namespace
+struct PlayArgs {
+  std::vector<std::string> position;
+  std::string player = "random";
+  int seed = 1, max_turns = 2000, max_rounds = 1000;
+  bool quiet = false;
+};
 
-int cmd_play(Args& a) {
-  if (a.help()) {
-    print_usage();
-    return 0;
-  }
-  const int seed = a.int_option("seed", 1, 0, 2147483647);
-  const auto who = a.option("player").value_or("random");
-  if (who != "random" && who != "first") throw UsageError("--player must be 'random' or 'first', got '" + who + "'");
-  const int max_turns = a.int_option("max-turns", 2000, 1, 100000000);
-  const int max_rounds = a.int_option("max-rounds", 1000, 1, 1000000);
-  const bool verbose = !a.flag("quiet");
-  const auto w = a.rest();
+int run_play(const PlayArgs& a) {
+  const std::string& who = a.player;
+  const int max_turns = a.max_turns, max_rounds = a.max_rounds;
+  const bool verbose = !a.quiet;
+  const auto w = split_words(a.position);
   if (w.empty()) throw UsageError("play needs a variant, e.g. 'mancala-tb play cenne --seed 1' (see --help)");
   const VariantPtr v = variant_or_throw(w[0]);
+  const int seed = a.seed;
   Player player{who == "random", std::mt19937_64(static_cast<std::uint64_t>(seed))};
   if (v->id() == VariantId::Cenne && w.size() == 1)
     return play_match(static_cast<const Cenne&>(*v), player, max_turns, max_rounds, verbose);
-  const ParsedPosition pp = w.size() == 1 ? ParsedPosition{v, v->start(), Side::South}
-                                          : position_or_throw(v, std::vector<std::string>(w.begin() + 1, w.end()));
+  const ParsedPosition pp = position_from_words(w, 0, w.size());
   std::printf("%s\n", format_position(*v, pp.position, pp.side).c_str());
   const GameResult r = play_game(*v, pp.position, pp.side, player, max_turns, verbose);
   if (v->kind() == GameKind::WinLoss) {
@@ -176,6 +147,43 @@ int cmd_play(Args& a) {
   std::printf("result after %d turns%s: South won %d, North won %d: %s\n", r.turns, r.endless ? " (endless, shared)" : "",
               r.seeds[0], r.seeds[1], r.seeds[0] > r.seeds[1] ? "South wins" : r.seeds[1] > r.seeds[0] ? "North wins" : "draw");
   return 0;
+}
+
+}  // namespace
+
+void add_play_command(CLI::App& root, std::vector<Command>& out) {
+  auto a = std::make_shared<PlayArgs>();
+  CLI::App* c = add_command(
+      root, "play", "play a whole game or Cenne match with the rules engine",
+      {"mancala-tb play VARIANT [PITS SIDE [FLAGS]] [--seed N] [--player random|first]\n"
+       "                       [--max-turns N] [--max-rounds N] [--quiet]",
+       "Plays with the rules engine, both sides by the same deterministic player:\n"
+       "  random  a pseudo-random legal move, from --seed (default 1): same seed, same game\n"
+       "  first   always the first legal move in the engine's order\n\n"
+       "Any variant but Cenne: one game from the position (default: the start), every turn\n"
+       "printed with the position after it, then the seeds each side won. A clockwise\n"
+       "Kotu-baendum game (first move 'P:cw') is shown in its mirrored, counterclockwise form\n"
+       "(pit i <-> 6-i in each row), the form the tables hold.\n\n"
+       "Cenne without a position: a whole match (docs/rules/cenne.md). Round 1 is played on\n"
+       "the board of the spec (default cenne:7:7, 56 seeds). After each round every player\n"
+       "refills his pits, 4 seeds each from his winnings, leftmost first; pits he cannot fill\n"
+       "are out of play and leftover seeds are kept aside. So a round with South holding 30\n"
+       "and North 26 is played on cenne:7:6 (South keeps 2 aside, North 2). The winner of the\n"
+       "last round moves first (South after a draw). The match ends when a player can fill\n"
+       "fewer than 4 pits. Cenne with a position plays that one round.\n\n"
+       "A game still going after --max-turns turns (default 2000) is taken as endless play:\n"
+       "the seeds left are shared equally (an odd seed to the side to move).",
+       {"mancala-tb play cenne --seed 1", "mancala-tb play cenne:6:5 --player first --quiet",
+        "mancala-tb play kotu-baendum --seed 7", "mancala-tb play \"oware 1,0,0,0,0,2/2,2,0,3,1,2 S\""},
+       ""});
+  c->add_option("POSITION", a->position, "VARIANT [PITS SIDE [FLAGS]], one argument or split");
+  c->add_option("--seed", a->seed, "seed of the random player (default 1)")->check(CLI::Range(0, 2147483647));
+  c->add_option("--player", a->player, "random (default) or first")->check(CLI::IsMember({"random", "first"}));
+  c->add_option("--max-turns", a->max_turns, "turns before a game counts as endless (default 2000)")
+      ->check(CLI::Range(1, 100000000));
+  c->add_option("--max-rounds", a->max_rounds, "rounds of a Cenne match at most (default 1000)")->check(CLI::Range(1, 1000000));
+  c->add_flag("--quiet", a->quiet, "only the results, not every turn");
+  out.push_back({c, [a] { return run_play(*a); }});
 }
 
 }  // namespace mancala::cli

@@ -11,20 +11,13 @@ namespace mancala::cli {
 
 namespace {
 
-// VARIANT [PITS SIDE [FLAGS]] or a whole position; the start position by default.
-ParsedPosition position_from_words(const std::vector<std::string>& w, std::size_t from, std::size_t to) {
-  const VariantPtr v = variant_or_throw(w.at(from));
-  if (to - from == 1) return ParsedPosition{v, v->start(), Side::South};
-  return position_or_throw(v, std::vector<std::string>(w.begin() + static_cast<long>(from) + 1, w.begin() + static_cast<long>(to)));
-}
-
 // count --from: the reachable set's size per (seeds, marks), not stored.
-int count_from(Args& a, const std::string& text) {
+int count_from(const std::string& text, int threads, int max_mb, bool other_words) {
   const ParsedPosition root = position_or_throw(text);
   CountOptions opt;
-  opt.threads = a.int_option("threads", 0, 0, 1024);
-  opt.max_bytes = static_cast<std::uint64_t>(a.int_option("max-mb", 8000, 1, 1 << 30)) * 1'000'000ull;
-  if (!a.rest().empty()) throw UsageError("count --from takes no other words (see --help)");
+  opt.threads = threads;
+  opt.max_bytes = static_cast<std::uint64_t>(max_mb) * 1'000'000ull;
+  if (other_words) throw UsageError("count --from takes no other words (see --help)");
   const Variant& v = *root.variant;
   Progress bar(stderr_is_terminal());
   // A layer (seeds, marked pits) is complete once the count moves past it (no later
@@ -62,29 +55,15 @@ int count_from(Args& a, const std::string& text) {
   return 0;
 }
 
-}  // namespace
-
-int cmd_variants(Args& a) {
-  if (a.help()) {
-    std::printf("usage: mancala-tb variants\n\nLists every variant with its parameters and an example.\n");
-    return 0;
-  }
-  a.rest();
+int run_variants() {
   for (const auto& d : variant_docs())
     std::printf("%-14s %-20s e.g. %-16s %s\n", d.name.c_str(), d.parameters.empty() ? "-" : d.parameters.c_str(),
                 d.example.c_str(), d.summary.c_str());
   return 0;
 }
 
-int cmd_moves(Args& a) {
-  if (a.help()) {
-    std::printf(
-        "usage: mancala-tb moves VARIANT [PITS SIDE [FLAGS]]\n\n"
-        "Every legal turn of the position (default: the start) with the position after it\n"
-        "and what each player gained, in the format of docs/rules/.\n");
-    return 0;
-  }
-  const auto w = a.rest();
+int run_moves(const std::vector<std::string>& args) {
+  const auto w = split_words(args);
   if (w.empty()) throw UsageError("moves needs a variant (see --help)");
   const ParsedPosition pp = position_from_words(w, 0, w.size());
   std::vector<Child> kids;
@@ -101,16 +80,8 @@ int cmd_moves(Args& a) {
   return 0;
 }
 
-int cmd_perft(Args& a) {
-  if (a.help()) {
-    std::printf(
-        "usage: mancala-tb perft VARIANT [PITS SIDE [FLAGS]] DEPTH\n\n"
-        "Number of move sequences of DEPTH turns from the position (default: the start),\n"
-        "each distinct turn counted once; prints one line per depth 1..DEPTH.\n"
-        "example: mancala-tb perft oware 6\n");
-    return 0;
-  }
-  const auto w = a.rest();
+int run_perft(const std::vector<std::string>& args) {
+  const auto w = split_words(args);
   if (w.size() < 2) throw UsageError("perft needs a variant and a depth (see --help)");
   int depth = 0;
   try {
@@ -132,26 +103,8 @@ int cmd_perft(Args& a) {
   return 0;
 }
 
-int cmd_count(Args& a) {
-  if (a.help()) {
-    std::printf(
-        "usage: mancala-tb count VARIANT SEEDS\n"
-        "       mancala-tb count --from POSITION [--threads T] [--max-mb M]\n\n"
-        "Lists the classes (irreversible state, seeds in play) with up to SEEDS seeds in\n"
-        "play in solving order, with the number of indexed positions of each and the total.\n\n"
-        "With --from, counts the positions reachable from POSITION (the positions\n"
-        "`generate --from` would table) without storing them: one bit per position of\n"
-        "each class reached, classes taken in order (fewer marks first, then more seeds),\n"
-        "a class's bits freed once it is done. Prints the positions and classes reached\n"
-        "per seeds in play and marked pits (bulls, closed pits), then the total: the way\n"
-        "to size a root before generating its tables.\n\n"
-        "  --threads T   worker threads (default: all cores)\n"
-        "  --max-mb M    bit sets held at once, at most (default 8000)\n\n"
-        "example: mancala-tb count --from \"imbelece 1,1,1,1,1,1,1,1/1,1,1,1,1,1,1,1 S first\"\n");
-    return 0;
-  }
-  if (const auto from = a.option("from")) return count_from(a, *from);
-  const auto w = a.rest();
+int run_count(const std::vector<std::string>& args) {
+  const auto w = split_words(args);
   if (w.size() != 2) throw UsageError("count needs VARIANT SEEDS (see --help)");
   const VariantPtr v = variant_or_throw(w[0]);
   int seeds = -1;
@@ -173,16 +126,7 @@ int cmd_count(Args& a) {
   return 0;
 }
 
-int cmd_bench(Args& a) {
-  if (a.help()) {
-    std::printf(
-        "usage: mancala-tb bench [VARIANT...] [--positions N]\n\n"
-        "Turn generation speed: generates every turn of N indexed positions per variant\n"
-        "(default 2,000,000, spread over classes of 8..20 seeds) and prints turns per second.\n");
-    return 0;
-  }
-  const int n = a.int_option("positions", 2000000, 1000, 1000000000);
-  auto w = a.rest();
+int run_bench(std::vector<std::string> w, int n) {
   if (w.empty()) w = {"djenon-aboure", "oware", "kalah:6:empty", "kotu-baendum", "cenne:7:7", "enkeshui:8", "imbelece"};
   for (const auto& spec : w) {
     const VariantPtr v = variant_or_throw(spec);
@@ -204,6 +148,83 @@ int cmd_bench(Args& a) {
                 static_cast<double>(turns) / s, static_cast<double>(positions) / s);
   }
   return 0;
+}
+
+}  // namespace
+
+void add_rules_commands(CLI::App& root, std::vector<Command>& out) {
+  {
+    CLI::App* c = add_command(root, "variants", "list the variants and their parameters",
+                              {"mancala-tb variants", "Lists every variant with its parameters and an example.", {"mancala-tb variants"}, ""});
+    out.push_back({c, run_variants});
+  }
+  {
+    auto words = std::make_shared<std::vector<std::string>>();
+    CLI::App* c = add_command(
+        root, "moves", "list the legal turns of a position with the position after each",
+        {"mancala-tb moves VARIANT [PITS SIDE [FLAGS]]",
+         "Every legal turn of the position (default: the start) with the position after it\n"
+         "and what each player gained, in the format of docs/rules/.",
+         {"mancala-tb moves oware", "mancala-tb moves \"kalah:2:empty 1,1/1,1 S\""}, ""});
+    c->add_option("POSITION", *words, "VARIANT [PITS SIDE [FLAGS]], one argument or split");
+    out.push_back({c, [words] { return run_moves(*words); }});
+  }
+  {
+    auto words = std::make_shared<std::vector<std::string>>();
+    CLI::App* c = add_command(root, "perft", "count move sequences to a depth (golden numbers)",
+                              {"mancala-tb perft VARIANT [PITS SIDE [FLAGS]] DEPTH",
+                               "Number of move sequences of DEPTH turns from the position (default: the start),\n"
+                               "each distinct turn counted once; prints one line per depth 1..DEPTH.",
+                               {"mancala-tb perft oware 6", "mancala-tb perft \"kalah:2:empty 1,1/1,1 S\" 4"}, ""});
+    c->add_option("ARGS", *words, "VARIANT [PITS SIDE [FLAGS]] then DEPTH (0..40)");
+    out.push_back({c, [words] { return run_perft(*words); }});
+  }
+  {
+    struct State {
+      std::vector<std::string> words, from;
+      int threads = 0, max_mb = 8000;
+    };
+    auto st = std::make_shared<State>();
+    CLI::App* c = add_command(
+        root, "count", "positions per class up to a number of seeds in play",
+        {"mancala-tb count VARIANT SEEDS\n       mancala-tb count --from POSITION [--threads T] [--max-mb M]",
+         "Lists the classes (irreversible state, seeds in play) with up to SEEDS seeds in\n"
+         "play in solving order, with the number of indexed positions of each and the total.\n\n"
+         "With --from, counts the positions reachable from POSITION (the positions\n"
+         "`generate --from` would table) without storing them: one bit per position of\n"
+         "each class reached, classes taken in order (fewer marks first, then more seeds),\n"
+         "a class's bits freed once it is done. Prints the positions and classes reached\n"
+         "per seeds in play and marked pits (bulls, closed pits), then the total: the way\n"
+         "to size a root before generating its tables (the 1-seed Imbelece start,\n"
+         "\"imbelece 1,1,1,1,1,1,1,1/1,1,1,1,1,1,1,1 S first\", reaches more than 5.5 billion).",
+         {"mancala-tb count oware 6", "mancala-tb count --from \"imbelece 1,1,0,0,0,0,0,1/1,0,0,0,0,0,1,1 S first\""},
+         ""});
+    c->add_option("ARGS", st->words, "the game and the largest number of seeds in play");
+    c->add_option("--from", st->from, "count the positions reachable from this POSITION (one argument or split)")
+        ->expected(1, CLI::detail::expected_max_vector_size);
+    c->add_option("--threads", st->threads, "worker threads (default: all cores)")->check(CLI::Range(0, 1024));
+    c->add_option("--max-mb", st->max_mb, "bit sets held at once, at most (default 8000)")->check(CLI::Range(1, 1 << 30));
+    out.push_back({c, [st] {
+                     if (!st->from.empty())
+                       return count_from(join_words(split_words(st->from)), st->threads, st->max_mb, !st->words.empty());
+                     return run_count(st->words);
+                   }});
+  }
+  {
+    struct State {
+      std::vector<std::string> variants;
+      int positions = 2000000;
+    };
+    auto st = std::make_shared<State>();
+    CLI::App* c = add_command(root, "bench", "turn generation speed per variant",
+                              {"mancala-tb bench [VARIANT...] [--positions N]",
+                               "Turn generation speed: generates every turn of N indexed positions per variant\n"
+                               "(spread over classes of 8..20 seeds) and prints turns per second.",
+                               {"mancala-tb bench oware kalah:6:empty --positions 100000"}, ""});
+    c->add_option("VARIANT", st->variants, "variants to time (default: one of each game)");
+    c->add_option("--positions", st->positions, "positions per variant (default 2,000,000)")->check(CLI::Range(1000, 1000000000));
+    out.push_back({c, [st] { return run_bench(st->variants, st->positions); }});
+  }
 }
 
 }  // namespace mancala::cli

@@ -5,7 +5,8 @@
 #include <unistd.h>
 #include <optional>
 #include <cstdio>
-#include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "mancala/probe.h"
@@ -20,10 +21,16 @@ namespace {
 std::atomic<bool> g_cancel{false};
 extern "C" void on_solve_signal(int) { g_cancel.store(true); }
 
-std::string value_json(GameKind kind, Value v) {
-  if (kind == GameKind::WinLoss)
-    return std::string("\"") + (v > 0 ? "win" : v < 0 ? "loss" : "draw") + "\",\"depth\":" + std::to_string(plies_of(v));
-  return std::to_string(v);
+using Json = nlohmann::ordered_json;
+
+// A value in JSON: the margin, or "win"/"draw"/"loss" and "depth" (plies) for win/loss games.
+void put_value(Json& o, GameKind kind, Value v) {
+  if (kind == GameKind::WinLoss) {
+    o["value"] = v > 0 ? "win" : v < 0 ? "loss" : "draw";
+    o["depth"] = plies_of(v);
+  } else {
+    o["value"] = v;
+  }
 }
 
 // A search that failed: 130 after Ctrl-C, else the error as one line (exit 2, or 1
@@ -35,60 +42,6 @@ int search_failed(const SearchError& e, bool usage = true) {
   }
   if (usage) throw UsageError(e.message);
   throw std::runtime_error(e.message);
-}
-
-void print_help() {
-  std::printf(
-      "usage: mancala-tb solve VARIANT [PITS SIDE [FLAGS]] [--tables DIR] [--per-pit N]\n"
-      "                        [--tt-mb M] [--threads T] [--time-limit S] [--json]\n\n"
-      "The exact value of a position under perfect play, by search: MTD(f) alpha-beta to\n"
-      "the end of the game, with a transposition table, a repeated position scored as\n"
-      "endless play (0), and every position the tables cover taken from the tables.\n"
-      "Without PITS SIDE it solves the variant's start position.\n\n"
-      "  --tables DIR    table folder made by `mancala-tb generate`. Without it, solve makes\n"
-      "                  the tables a small position needs itself, in a temporary folder\n"
-      "                  removed at the end (every class up to its seeds, or the positions\n"
-      "                  reachable from it, if at most --auto-tables-mpos million; it says\n"
-      "                  so on stderr), else searches to the end of the game without tables\n"
-      "  --auto-tables-mpos M  the limit of tables made on the spot (default 8 million\n"
-      "                  positions, about 10 s)\n"
-      "  --no-auto-tables  never make tables on the spot\n"
-      "  --per-pit N     start position with N seeds in each pit (default: the game's own)\n"
-      "  --tt-mb M       memory budget in MiB (default 256, at least 1): the transposition\n"
-      "                  table (Kalah), the regions being solved and their memo (games\n"
-      "                  with cycles), the proof table (--max-plies)\n"
-      "  --threads T     threads for the first moves (default: all cores)\n"
-      "  --time-limit S  give up after S seconds (default: no limit)\n"
-      "  --no-pv         skip the principal variation\n"
-      "  --best-only     Kalah: the value and one best move only (every first move's\n"
-      "                  exact value costs a search per move)\n"
-      "  --guess-depth D Kalah: MTD(f)'s first guess and move order from depth-limited\n"
-      "                  searches of 3, 6, ... D plies (default 24; 0: none)\n"
-      "  --max-plies D   win/loss games (imbelece): prove a forced win or loss within D\n"
-      "                  plies by depth-bounded search instead (no tables, no region\n"
-      "                  enumeration); exact when it finds one, else it proves that\n"
-      "                  neither side forces a result within D plies\n"
-      "  --strategy      win/loss games (imbelece): decide win / draw / loss by strategy\n"
-      "                  proofs (each side's strategy that never loses, checked against\n"
-      "                  every reply of the other side; a draw when both exist), then\n"
-      "                  the plies of a win or loss by the depth-bounded proof.\n"
-      "                  --tt-mb bounds each proof's graph (about 70 bytes a position)\n"
-      "  --defender S|N  with --strategy: only the proof that this side never loses\n"
-      "  --json          one JSON object: position, value, pv (move labels), pv_end,\n"
-      "                  moves [{move, value}] best first, pv_margin (the pv replayed by\n"
-      "                  the rules engine: what the line is worth; pv_plies for\n"
-      "                  win/loss games), nodes, seconds\n\n"
-      "The value is the margin of the seeds still in play that the side to move can force\n"
-      "(seeds already captured do not count); a first move's value is its gains plus the\n"
-      "value of the position after it, from the mover's view. The principal variation is\n"
-      "a line of optimal moves, replayed with the rules engine, to the end of the game.\n\n"
-      "examples:\n"
-      "  mancala-tb solve kalah:3:empty --per-pit 3                  Kalah(3,3), no tables\n"
-      "  mancala-tb generate kalah:4:empty --max-seeds 14 --out tb/\n"
-      "  mancala-tb solve kalah:4:empty --per-pit 4 --tables tb/      Kalah(4,4)\n"
-      "  mancala-tb solve oware 0,0,3,0,1,2/1,2,0,0,4,1 S --tables tb/\n"
-      "  mancala-tb solve imbelece --per-pit 1 --max-plies 16       no forced win within 16 plies\n"
-      "  mancala-tb solve imbelece --per-pit 1 --strategy --tt-mb 16000   win, draw or loss\n");
 }
 
 // Replays the principal variation with the rules engine, move by move from `root`
@@ -139,13 +92,15 @@ int prove(const VariantPtr& v, const ParsedPosition& pp, int max_plies, int tt_m
   std::vector<std::string> pv;
   for (const Child& c : r->pv) pv.push_back(v->move_name(c.move));
   if (json) {
-    std::ostringstream o;
-    o << "{\"position\":\"" << json_escape(pos) << "\",\"value\":\"" << outcome << "\"";
-    if (r->outcome != ProofResult::Open) o << ",\"depth\":" << r->plies;
-    o << ",\"searched_plies\":" << r->searched << ",\"pv\":[";
-    for (std::size_t i = 0; i < pv.size(); ++i) o << (i ? "," : "") << "\"" << json_escape(pv[i]) << "\"";
-    o << "],\"nodes\":" << r->nodes << ",\"seconds\":" << r->seconds << "}";
-    std::printf("%s\n", o.str().c_str());
+    Json o;
+    o["position"] = pos;
+    o["value"] = outcome;
+    if (r->outcome != ProofResult::Open) o["depth"] = r->plies;
+    o["searched_plies"] = r->searched;
+    o["pv"] = pv;
+    o["nodes"] = r->nodes;
+    o["seconds"] = r->seconds;
+    std::printf("%s\n", o.dump().c_str());
     return 0;
   }
   std::printf("%s\n", pos.c_str());
@@ -163,13 +118,15 @@ int prove(const VariantPtr& v, const ParsedPosition& pp, int max_plies, int tt_m
   return 0;
 }
 
-// One strategy proof (strategy.h) as JSON fields (no braces) and as a line of text.
-std::string safety_fields(const SafetyResult& s) {
-  std::ostringstream o;
-  o << "\"outcome\":\"" << (s.outcome == SafetyResult::Safe ? "safe" : "lost") << "\",\"certificate\":" << s.certificate
-    << ",\"positions\":" << s.positions << ",\"expanded\":" << s.expanded << ",\"skipped\":" << s.skipped
-    << ",\"rechosen\":" << s.rechosen << ",\"seconds\":" << s.seconds;
-  return o.str();
+// One strategy proof (strategy.h) as JSON fields and as a line of text.
+void put_safety(Json& o, const SafetyResult& s) {
+  o["outcome"] = s.outcome == SafetyResult::Safe ? "safe" : "lost";
+  o["certificate"] = s.certificate;
+  o["positions"] = s.positions;
+  o["expanded"] = s.expanded;
+  o["skipped"] = s.skipped;
+  o["rechosen"] = s.rechosen;
+  o["seconds"] = s.seconds;
 }
 void print_safety(char side, const SafetyResult& s) {
   if (s.outcome == SafetyResult::Safe)
@@ -200,8 +157,11 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
     if (!one) return search_failed(one.error());
     const std::string pos = format_position(*v, pp.position, pp.side);
     if (json) {
-      std::printf("{\"position\":\"%s\",\"defender\":\"%c\",%s}\n", json_escape(pos).c_str(), side_char(*only),
-                  safety_fields(*one).c_str());
+      Json o;
+      o["position"] = pos;
+      o["defender"] = std::string(1, side_char(*only));
+      put_safety(o, *one);
+      std::printf("%s\n", o.dump().c_str());
     } else {
       std::printf("%s\n", pos.c_str());
       print_safety(side_char(*only), *one);
@@ -228,11 +188,14 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
   const char mover = side_char(pp.side), other = side_char(opposite(pp.side));
   const bool both = r->outcome != WinLossDecision::Loss;
   if (json) {
-    std::printf("{\"position\":\"%s\",\"value\":\"%s\",", json_escape(pos).c_str(), outcome);
-    if (plies) std::printf("\"depth\":%d,", plies->plies);
-    std::printf("\"method\":\"strategy\",\"mover\":{%s}", safety_fields(r->mover).c_str());
-    if (both) std::printf(",\"opponent\":{%s}", safety_fields(r->opponent).c_str());
-    std::printf("}\n");
+    Json o;
+    o["position"] = pos;
+    o["value"] = outcome;
+    if (plies) o["depth"] = plies->plies;
+    o["method"] = "strategy";
+    put_safety(o["mover"], r->mover);
+    if (both) put_safety(o["opponent"], r->opponent);
+    std::printf("%s\n", o.dump().c_str());
     return 0;
   }
   if (plies)
@@ -247,47 +210,31 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
   return 0;
 }
 
-}  // namespace
+struct SolveArgs {
+  std::vector<std::string> position;
+  std::string tables, defender;
+  int per_pit = 0, tt_mb = 256, threads = 0, time_limit = 0, max_plies = -1;
+  int auto_mpos = 8, guess_depth = SearchOptions{}.guess_depth;
+  bool json = false, no_pv = false, strategy = false, best_only = false, no_auto_tables = false;
+};
 
-int cmd_solve(Args& a) {
-  if (a.help()) {
-    print_help();
-    return 0;
-  }
-  const auto tables_dir = a.option("tables");
-  const int per_pit = a.int_option("per-pit", 0, 0, 56);
-  const int tt_mb = a.int_option("tt-mb", 256, 0, 1 << 20);
-  const int threads = a.int_option("threads", 0, 0, 1024);
-  const int time_limit = a.int_option("time-limit", 0, 0, 1 << 30);
-  const bool json = a.flag("json");
-  const bool no_pv = a.flag("no-pv");
-  const bool best_only = a.flag("best-only");
-  const bool no_auto_tables = a.flag("no-auto-tables");
-  const int auto_mpos = a.int_option("auto-tables-mpos", 8, 0, 1 << 20);
-  const int guess_depth = a.int_option("guess-depth", SearchOptions{}.guess_depth, 0, 200);
-  const int max_plies = a.int_option("max-plies", -1, 0, 2000);
-  const bool strategy = a.flag("strategy");
-  const auto defender_s = a.option("defender");
-  const auto w = a.rest();
+int run_solve(const SolveArgs& a) {
+  const std::string& tables_dir = a.tables;
+  const int tt_mb = a.tt_mb, threads = a.threads, time_limit = a.time_limit, max_plies = a.max_plies;
+  const bool json = a.json, no_pv = a.no_pv, strategy = a.strategy;
+  const auto w = split_words(a.position);
+  const bool best_only = a.best_only, no_auto_tables = a.no_auto_tables;
+  const int auto_mpos = a.auto_mpos, guess_depth = a.guess_depth;
   if (w.empty()) throw UsageError("solve needs a VARIANT (see --help)");
-  const VariantPtr v = variant_or_throw(w[0]);
-  ParsedPosition pp;
-  if (w.size() == 1) {
-    pp.variant = v;
-    pp.position = v->start(per_pit);
-    pp.side = Side::South;
-    if (auto e = v->check(pp.position); !e.empty()) throw UsageError("--per-pit " + std::to_string(per_pit) + ": " + e);
-  } else {
-    if (per_pit) throw UsageError("--per-pit makes a start position; give either it or PITS SIDE");
-    pp = position_or_throw(v, std::vector<std::string>(w.begin() + 1, w.end()));
-  }
+  if (w.size() > 1 && a.per_pit) throw UsageError("--per-pit makes a start position; give either it or PITS SIDE");
+  const ParsedPosition pp = position_from_words(w, 0, w.size(), a.per_pit);
+  const VariantPtr v = pp.variant;
 
   if (strategy && max_plies >= 0) throw UsageError("give either --strategy or --max-plies");
   std::optional<Side> defender;
-  if (defender_s) {
+  if (!a.defender.empty()) {
     if (!strategy) throw UsageError("--defender goes with --strategy");
-    if (*defender_s != "S" && *defender_s != "N") throw UsageError("--defender must be S or N, got '" + *defender_s + "'");
-    defender = *defender_s == "S" ? Side::South : Side::North;
+    defender = a.defender == "S" ? Side::South : Side::North;
   }
   if (strategy) return decide(v, pp, tt_mb, time_limit, json, defender);
   if (max_plies >= 0) return prove(v, pp, max_plies, tt_mb, time_limit, json);
@@ -303,8 +250,8 @@ int cmd_solve(Args& a) {
       if (!dir.empty()) std::filesystem::remove_all(dir, ec);
     }
   } made_dir;
-  if (tables_dir) {
-    auto tb = Tablebase::open(*tables_dir);
+  if (!tables_dir.empty()) {
+    auto tb = Tablebase::open(tables_dir);
     if (!tb) throw UsageError(tb.error().message);
     opt.tables = *tb;
   } else if (!no_auto_tables) {
@@ -352,18 +299,24 @@ int cmd_solve(Args& a) {
     if (!c.same_side) side = opposite(side);
   }
   if (json) {
-    std::ostringstream o;
-    o << "{\"position\":\"" << json_escape(pos) << "\",\"value\":" << value_json(v->kind(), r->value) << ",\"pv\":[";
-    for (std::size_t i = 0; i < pv.size(); ++i) o << (i ? "," : "") << "\"" << json_escape(pv[i]) << "\"";
-    o << "],\"pv_end\":\"" << json_escape(r->pv_end) << "\",\"moves\":[";
-    for (std::size_t i = 0; i < r->moves.size(); ++i)
-      o << (i ? "," : "") << "{\"move\":\"" << json_escape(v->move_name(r->moves[i].move))
-        << "\",\"value\":" << value_json(v->kind(), r->moves[i].value) << "}";
-    o << "]";
+    Json o;
+    o["position"] = pos;
+    put_value(o, v->kind(), r->value);
+    o["pv"] = pv;
+    o["pv_end"] = r->pv_end;
+    o["moves"] = Json::array();
+    for (const auto& m : r->moves) {
+      Json jm;
+      jm["move"] = v->move_name(m.move);
+      put_value(jm, v->kind(), m.value);
+      o["moves"].push_back(std::move(jm));
+    }
     if (!no_pv)
-      if (const auto m = replay_pv(*v, pp.position, r->pv)) o << ",\"pv_" << (v->kind() == GameKind::WinLoss ? "plies" : "margin") << "\":" << *m;
-    o << ",\"nodes\":" << r->nodes << ",\"table_hits\":" << r->table_hits << ",\"seconds\":" << r->seconds << "}";
-    std::printf("%s\n", o.str().c_str());
+      if (const auto m = replay_pv(*v, pp.position, r->pv)) o[v->kind() == GameKind::WinLoss ? "pv_plies" : "pv_margin"] = *m;
+    o["nodes"] = r->nodes;
+    o["table_hits"] = r->table_hits;
+    o["seconds"] = r->seconds;
+    std::printf("%s\n", o.dump().c_str());
     return 0;
   }
   std::printf("%s\n  value %s\n", pos.c_str(), value_text(v->kind(), r->value).c_str());
@@ -375,6 +328,76 @@ int cmd_solve(Args& a) {
   std::printf("  %llu positions searched, %llu table values, %.3f s\n", static_cast<unsigned long long>(r->nodes),
               static_cast<unsigned long long>(r->table_hits), r->seconds);
   return 0;
+}
+
+}  // namespace
+
+void add_solve_command(CLI::App& root, std::vector<Command>& out) {
+  auto a = std::make_shared<SolveArgs>();
+  CLI::App* c = add_command(
+      root, "solve", "perfect-play value of a position by search over the tables",
+      {"mancala-tb solve VARIANT [PITS SIDE [FLAGS]] [--tables DIR] [--per-pit N] [options]",
+       "The exact value of a position under perfect play, by search: MTD(f) alpha-beta to\n"
+       "the end of the game, with a transposition table, a repeated position scored as\n"
+       "endless play (0), and every position the tables cover taken from the tables.\n"
+       "Without PITS SIDE it solves the variant's start position. The position is one\n"
+       "argument or split.\n\n"
+       "The value is the margin of the seeds still in play that the side to move can force\n"
+       "(seeds already captured do not count); a first move's value is its gains plus the\n"
+       "value of the position after it, from the mover's view. The principal variation is\n"
+       "a line of optimal moves, replayed with the rules engine, to the end of the game.",
+       {"mancala-tb solve kalah:3:empty --per-pit 3",
+        "mancala-tb solve \"kalah:2:empty 1,1/1,1 S\"",
+        "mancala-tb generate oware --max-seeds 8 --out tb/",
+        "mancala-tb solve oware 0,0,3,0,1,2/1,1,0,0,0,1 S --tables tb/",
+        "mancala-tb solve imbelece 1,0,0,0,0,0,0,1/1,0,0,0,0,0,1,1 S first --max-plies 8",
+        "mancala-tb solve imbelece 1,0,0,0,0,0,0,1/1,0,0,0,0,0,1,1 S first --strategy"},
+       "Larger games, as run for the results (minutes to hours):\n"
+       "  mancala-tb generate kalah:4:empty --max-seeds 16 --out tb/ &&\n"
+       "  mancala-tb solve kalah:4:empty --per-pit 4 --tables tb/          Kalah(4,4)\n"
+       "  mancala-tb solve imbelece --per-pit 1 --strategy --tt-mb 16000   win, draw or loss"});
+  c->add_option("POSITION", a->position, "VARIANT [PITS SIDE [FLAGS]], one argument or split");
+  c->add_option("--tables", a->tables,
+                "table folder made by `mancala-tb generate`. Without it, solve makes the tables a small "
+                "position needs itself, in a temporary folder removed at the end (every class up to its "
+                "seeds, or the positions reachable from it, if at most --auto-tables-mpos million; it says "
+                "so on stderr), else searches to the end of the game without tables");
+  c->add_option("--auto-tables-mpos", a->auto_mpos,
+                "the limit of tables made on the spot (default 8 million positions, about 10 s)")
+      ->check(CLI::Range(0, 1 << 20));
+  c->add_flag("--no-auto-tables", a->no_auto_tables, "never make tables on the spot");
+  c->add_option("--per-pit", a->per_pit, "start position with N seeds in each pit (default: the game's own)")
+      ->check(CLI::Range(0, 56));
+  c->add_option("--tt-mb", a->tt_mb,
+                "memory budget in MiB (default 256): the transposition table (Kalah), the regions being "
+                "solved and their memo (games with cycles), the proof table (--max-plies)")
+      ->check(CLI::Range(0, 1 << 20));
+  c->add_option("--threads", a->threads, "threads for the first moves (default: all cores)")->check(CLI::Range(0, 1024));
+  c->add_option("--time-limit", a->time_limit, "give up after S seconds (default: no limit)")->check(CLI::Range(0, 1 << 30));
+  c->add_flag("--no-pv", a->no_pv, "skip the principal variation");
+  c->add_flag("--best-only", a->best_only,
+              "Kalah: the value and one best move only (every first move's exact value costs a search per move)");
+  c->add_option("--guess-depth", a->guess_depth,
+                "Kalah: MTD(f)'s first guess and move order from depth-limited searches of 3, 6, ... D plies "
+                "(default 24; 0: none)")
+      ->check(CLI::Range(0, 200));
+  c->add_option("--max-plies", a->max_plies,
+                "win/loss games (imbelece): prove a forced win or loss within D plies by depth-bounded "
+                "search instead (no tables); exact when it finds one, else it proves that neither side "
+                "forces a result within D plies")
+      ->check(CLI::Range(0, 2000));
+  c->add_flag("--strategy", a->strategy,
+              "win/loss games (imbelece): decide win / draw / loss by strategy proofs (each side's "
+              "strategy that never loses, checked against every reply; a draw when both exist), then "
+              "the plies of a win or loss by the depth-bounded proof; --tt-mb bounds each proof's "
+              "graph (about 70 bytes a position)");
+  c->add_option("--defender", a->defender, "with --strategy: only the proof that this side (S or N) never loses")
+      ->check(CLI::IsMember({"S", "N"}));
+  c->add_flag("--json", a->json,
+              "one JSON object: position, value, pv (move labels), pv_end, moves [{move, value}] best "
+              "first, pv_margin (the pv replayed by the rules engine; pv_plies for win/loss games), "
+              "nodes, table_hits, seconds");
+  out.push_back({c, [a] { return run_solve(*a); }});
 }
 
 }  // namespace mancala::cli

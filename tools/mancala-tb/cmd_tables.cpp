@@ -34,17 +34,6 @@ std::string human_bytes(double b) {
   return buf;
 }
 
-// Splits words into positions: a new position starts at each word that names a variant.
-std::vector<std::string> split_positions(const std::vector<std::string>& words) {
-  std::vector<std::string> out;
-  for (const auto& w : words) {
-    const bool starts = make_variant(w.substr(0, w.find(' '))).has_value();
-    if (starts || out.empty()) out.push_back(w);
-    else out.back() += " " + w;
-  }
-  return out;
-}
-
 std::shared_ptr<Tablebase> open_or_throw(const std::string& dir) {
   auto tb = Tablebase::open(dir);
   if (!tb) throw UsageError(tb.error().message);
@@ -129,52 +118,23 @@ void print_text(const ProbeAnswer& a) {
                 m.child.gain_mover, m.child.gain_opponent);
 }
 
-}  // namespace
+int run_probe(const std::string& dir, const std::vector<std::string>& args, bool json) {
 
-int cmd_probe(Args& a) {
-  if (a.help()) {
-    std::printf(
-        "usage: mancala-tb probe DIR POSITION... [--json]\n"
-        "       mancala-tb probe DIR -          (engine protocol: one JSON line per input line)\n\n"
-        "Exact value and every move's value of each POSITION from the tables in DIR.\n"
-        "POSITION is VARIANT PITS SIDE [FLAGS], quoted or not.\n\n"
-        "  --json   one JSON object per position: position, value (margin, or\n"
-        "           \"win\"/\"draw\"/\"loss\"), depth (plies, win/loss games), moves (best first,\n"
-        "           each move, value, depth, gains)\n\n"
-        "With '-' probe reads positions from standard input, one a line, and answers each\n"
-        "line with one JSON object on one line, flushed at once, in order, until the input\n"
-        "ends: an engine keeps it running and talks to it through a pipe. A line that is\n"
-        "not a position, or a position beyond the tables, is answered with\n"
-        "  {\"input\":LINE,\"error\":MESSAGE,\"code\":\"bad_position\"|\"not_found\"|\"corrupt\"|...}\n"
-        "and the stream goes on. Exit status: 0 if every position was answered, 1 if any\n"
-        "had an error (the others are still answered).\n\n"
-        "The value is the margin of the seeds still in play the side to move can force\n"
-        "(captured seeds do not count); a move's value is its gains plus the value of the\n"
-        "position after it, from the mover's view.\n\n"
-        "examples (after: mancala-tb generate oware --max-seeds 8 --out tb/):\n"
-        "  mancala-tb probe tb/ \"oware 1,0,0,2,0,0/0,1,0,0,1,0 S\"\n"
-        "  printf 'oware 1,0,0,2,0,0/0,1,0,0,1,0 S\\nnot a position\\n' | mancala-tb probe tb/ -\n");
-    return 0;
-  }
-  bool json = a.flag("json");
-  auto w = a.rest();
-  if (w.size() < 2) throw UsageError("probe needs DIR and at least one POSITION (see --help)");
-  const auto tb = open_or_throw(w[0]);
+  if (dir.empty() || args.empty()) throw UsageError("probe needs DIR and at least one POSITION (see --help)");
+  const auto tb = open_or_throw(dir);
   int status = 0;
-  if (w.size() == 2 && w[1] == "-") {
+  if (args.size() == 1 && args[0] == "-") {
     // The engine protocol: every line answered, in order, flushed.
     std::string line;
     while (std::getline(std::cin, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      const ProbeAnswer ans = probe_one(*tb, line);
-      if (!ans.result) status = 1;
+      const ProbeAnswer ans = probe_one(*tb, line);  // errors are answers here, not failures
       std::fputs((answer_json(line, ans).dump() + "\n").c_str(), stdout);
       std::fflush(stdout);
     }
     return status;
   }
-  std::vector<std::string> words(w.begin() + 1, w.end());
-  for (const std::string& text : split_positions(words)) {
+  for (const std::string& text : split_positions(split_words(args))) {
     const ProbeAnswer ans = probe_one(*tb, text);
     if (!ans.result) {
       status = 1;
@@ -188,64 +148,34 @@ int cmd_probe(Args& a) {
   return status;
 }
 
-int cmd_generate(Args& a) {
-  if (a.help()) {
-    std::printf(
-        "usage: mancala-tb generate VARIANT --max-seeds N --out DIR [--threads T] [--level L] [--verbose]\n"
-        "       mancala-tb generate --from POSITION --max-seeds N --out DIR [...]\n\n"
-        "Solves every class of VARIANT with up to N seeds in play by retrograde analysis and\n"
-        "writes one file per class into DIR (DIR/<variant>.<seeds>.<state>.mtb).\n\n"
-        "With --from, only the positions reachable from POSITION are enumerated (in\n"
-        "parallel, class by class) and solved, each class indexed densely over its\n"
-        "reachable positions: the way to tables of games whose marks (Enkeshui's bulls,\n"
-        "Imbelece's closed pits) have too many combinations to build every class.\n"
-        "Use one folder per root.\n\n"
-        "  --from P       root position, e.g. \"imbelece 1,1,1,1,1,1,1,1/1,1,1,1,1,1,1,1 S first\"\n"
-        "  --max-seeds N  largest number of seeds in play to solve\n"
-        "  --max-positions M  with --from: stop if more than M million positions are\n"
-        "                 reachable (default 200; about 8 bytes each while enumerating)\n"
-        "  --out DIR      table folder (created if missing)\n"
-        "  --threads T    worker threads (default: all cores)\n"
-        "  --level L      zstd level of the files, 1..19 (default 9)\n"
-        "  --verbose      one line per class on stdout (seeds, positions, rounds, time, bytes)\n"
-        "  --method M     auto (default), sweeps or levels: the in-class algorithm; levels\n"
-        "                 needs un-moves (Oware, Kalah); both give identical tables\n\n"
-        "Resumable: a class whose file is complete and checks out is loaded, not solved\n"
-        "again; files are written atomically, so an interrupted run (Ctrl-C, kill -9)\n"
-        "restarts with the class it was solving. Progress is drawn on a terminal; in a\n"
-        "log, a line a minute on long classes.\n\n"
-        "example: mancala-tb generate oware --max-seeds 12 --out tb/\n");
-    return 0;
-  }
-  const auto max_seeds_s = a.option("max-seeds");
-  const auto out = a.option("out");
-  const int threads = a.int_option("threads", 0, 0, 1024);
-  const int level = a.int_option("level", 9, 1, 19);
-  const bool verbose = a.flag("verbose");
-  const auto method = a.option("method");
-  const auto from = a.option("from");
-  const int max_millions = a.int_option("max-positions", 200, 1, 100000);
-  const auto w = a.rest();
+struct GenerateArgs {
+  std::vector<std::string> variant, from;
+  int max_seeds = -1, threads = 0, level = 9, max_millions = 200;
+  std::string out, method = "auto";
+  bool verbose = false;
+};
+
+int run_generate(const GenerateArgs& g) {
+  const auto w = split_words(g.variant);
+  const bool verbose = g.verbose;
   std::optional<ParsedPosition> root;
-  if (from) root = position_or_throw(*from);
+  if (!g.from.empty()) root = position_or_throw(join_words(split_words(g.from)));
   if (w.size() > 1 || (w.empty() && !root)) throw UsageError("generate needs exactly one VARIANT or --from POSITION (see --help)");
-  if (!max_seeds_s) throw UsageError("generate needs --max-seeds N");
-  if (!out) throw UsageError("generate needs --out DIR");
+  if (g.max_seeds < 0) throw UsageError("generate needs --max-seeds N");
+  if (g.out.empty()) throw UsageError("generate needs --out DIR");
   const VariantPtr v = root ? root->variant : variant_or_throw(w[0]);
   if (root && !w.empty() && variant_or_throw(w[0])->name() != v->name())
     throw UsageError("the variant '" + w[0] + "' differs from the --from position's " + v->name());
-  Args tmp({"--max-seeds", *max_seeds_s});
+  if (g.max_seeds > v->total_seeds())
+    throw UsageError("--max-seeds must be between 0 and " + std::to_string(v->total_seeds()) + ", got " + std::to_string(g.max_seeds));
   GenerateOptions opt;
-  opt.max_seeds = tmp.int_option("max-seeds", 0, 0, v->total_seeds());
-  opt.out = *out;
-  opt.threads = threads;
-  opt.zstd_level = level;
-  if (method) {
-    if (*method == "sweeps") opt.method = SolveOptions::Method::Sweeps;
-    else if (*method == "levels") opt.method = SolveOptions::Method::Levels;
-    else if (*method != "auto") throw UsageError("--method must be auto, sweeps or levels, got '" + *method + "'");
-  }
-  opt.max_positions = static_cast<std::uint64_t>(max_millions) * 1'000'000;
+  opt.max_seeds = g.max_seeds;
+  opt.out = g.out;
+  opt.threads = g.threads;
+  opt.zstd_level = g.level;
+  if (g.method == "sweeps") opt.method = SolveOptions::Method::Sweeps;
+  else if (g.method == "levels") opt.method = SolveOptions::Method::Levels;
+  opt.max_positions = static_cast<std::uint64_t>(g.max_millions) * 1'000'000;
   opt.cancel = &g_cancel;
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
@@ -299,17 +229,7 @@ int cmd_generate(Args& a) {
   return 0;
 }
 
-int cmd_verify(Args& a) {
-  if (a.help()) {
-    std::printf(
-        "usage: mancala-tb verify DIR [VARIANT] [--threads T]\n\n"
-        "Re-derives every value of every table in DIR (or of VARIANT only) from its\n"
-        "children with the rules engine, and checks every header and block checksum.\n"
-        "Exit status 0 when everything checks out, 1 otherwise (with the first problems).\n");
-    return 0;
-  }
-  const int threads = a.int_option("threads", 0, 0, 1024);
-  const auto w = a.rest();
+int run_verify(const std::vector<std::string>& w, int threads) {
   if (w.empty() || w.size() > 2) throw UsageError("verify needs DIR [VARIANT] (see --help)");
   const auto tb = open_or_throw(w[0]);
   std::vector<VariantPtr> vs;
@@ -339,21 +259,8 @@ int cmd_verify(Args& a) {
   return ok ? 0 : 1;
 }
 
-int cmd_info(Args& a) {
-  if (a.help()) {
-    std::printf(
-        "usage: mancala-tb info DIR [--classes] [--stats]\n\n"
-        "What tables DIR holds: per variant the classes, seeds in play, positions and bytes.\n"
-        "  --classes  one line per class file\n"
-        "  --stats    what the values look like per seed count: positions, the share won,\n"
-        "             drawn and lost by the side to move, the largest margin (or the\n"
-        "             longest win/loss in plies); reads every value\n");
-    return 0;
-  }
-  const bool per_class = a.flag("classes");
-  const bool stats = a.flag("stats");
-  const auto w = a.rest();
-  if (w.size() != 1) throw UsageError("info needs DIR (see --help)");
+int run_info(const std::string& dir, bool per_class, bool stats) {
+  const std::vector<std::string> w{dir};
   const auto tb = open_or_throw(w[0]);
   if (tb->variants().empty()) std::printf("%s: no tables\n", w[0].c_str());
   for (const auto& name : tb->variants()) {
@@ -420,6 +327,119 @@ int cmd_info(Args& a) {
                 bad ? (", " + std::to_string(bad) + " unreadable (run verify)").c_str() : "");
   }
   return 0;
+}
+
+}  // namespace
+
+void add_table_commands(CLI::App& root, std::vector<Command>& out) {
+  {
+    auto g = std::make_shared<GenerateArgs>();
+    CLI::App* c = add_command(
+        root, "generate", "build tables up to a number of seeds in play (resumable)",
+        {"mancala-tb generate VARIANT --max-seeds N --out DIR [options]\n"
+         "       mancala-tb generate --from POSITION --max-seeds N --out DIR [options]",
+         "Solves every class of VARIANT with up to N seeds in play by retrograde analysis and\n"
+         "writes one file per class into DIR (DIR/<variant>.<seeds>.<state>.mtb).\n\n"
+         "With --from, only the positions reachable from POSITION are enumerated (in\n"
+         "parallel, class by class) and solved, each class indexed densely over its\n"
+         "reachable positions: the way to tables of games whose marks (Enkeshui's bulls,\n"
+         "Imbelece's closed pits) have too many combinations to build every class.\n"
+         "Use one folder per root.\n\n"
+         "Resumable: a class whose file is complete and checks out is loaded, not solved\n"
+         "again; files are written atomically, so an interrupted run (Ctrl-C, kill -9)\n"
+         "restarts with the class it was solving. Progress is drawn on a terminal; in a\n"
+         "log, a line a minute on long classes.",
+         {"mancala-tb generate oware --max-seeds 8 --out tb/",
+          "mancala-tb generate --from \"imbelece 1,0,0,0,0,0,0,1/1,0,0,0,0,0,1,1 S first\" --max-seeds 5 --out imbelece-tb/"},
+         ""});
+    c->add_option("VARIANT", g->variant, "the game, e.g. oware or kalah:6:empty (see `mancala-tb variants`)");
+    c->add_option("--from", g->from, "root position: table only what it reaches (one argument or split)")
+        ->expected(1, CLI::detail::expected_max_vector_size);
+    c->add_option("--max-seeds", g->max_seeds, "largest number of seeds in play to solve")->check(CLI::NonNegativeNumber);
+    c->add_option("--out", g->out, "table folder (created if missing)");
+    c->add_option("--max-positions", g->max_millions,
+                  "with --from: stop if more than M million positions are reachable (default 200; "
+                  "about 8 bytes each while enumerating)")
+        ->check(CLI::Range(1, 100000));
+    c->add_option("--threads", g->threads, "worker threads (default: all cores)")->check(CLI::Range(0, 1024));
+    c->add_option("--level", g->level, "zstd level of the files, 1..19 (default 9)")->check(CLI::Range(1, 19));
+    c->add_flag("--verbose", g->verbose, "one line per class on stdout (seeds, positions, rounds, time, bytes)");
+    c->add_option("--method", g->method,
+                  "auto (default), sweeps or levels: the in-class algorithm; levels needs un-moves "
+                  "(Oware, Kalah); both give identical tables")
+        ->check(CLI::IsMember({"auto", "sweeps", "levels"}));
+    out.push_back({c, [g] { return run_generate(*g); }});
+  }
+  {
+    struct State {
+      std::string dir;
+      std::vector<std::string> positions;
+      bool json = false;
+    };
+    auto st = std::make_shared<State>();
+    CLI::App* c = add_command(
+        root, "probe", "value and ranked moves of positions from the tables",
+        {"mancala-tb probe DIR POSITION... [--json]\n"
+         "       mancala-tb probe DIR -          (engine protocol: one JSON line per input line)",
+         "Exact value and every move's value of each POSITION from the tables in DIR.\n"
+         "POSITION is VARIANT PITS SIDE [FLAGS], one argument or split.\n\n"
+         "With '-' probe reads positions from standard input, one a line, and answers each\n"
+         "line with one JSON object on one line, flushed at once, in order, until the input\n"
+         "ends: an engine keeps it running and talks to it through a pipe. A line that is\n"
+         "not a position, or a position beyond the tables, is answered with\n"
+         "  {\"input\":LINE,\"error\":MESSAGE,\"code\":\"bad_position\"|\"not_found\"|\"corrupt\"|...}\n"
+         "and the stream goes on; the exit status is 0 once the input ends. With positions\n"
+         "as arguments, one that fails prints its error (on stderr, or as that error object\n"
+         "with --json), the others are still answered and the exit status is 1.\n\n"
+         "The value is the margin of the seeds still in play the side to move can force\n"
+         "(captured seeds do not count); a move's value is its gains plus the value of the\n"
+         "position after it, from the mover's view.",
+         {"mancala-tb generate oware --max-seeds 8 --out tb/",
+          "mancala-tb probe tb/ \"oware 1,0,0,2,0,0/0,1,0,0,1,0 S\"",
+          "mancala-tb probe tb/ oware 1,0,0,2,0,0/0,1,0,0,1,0 S oware 0,0,0,0,0,2/2,0,0,0,0,0 N --json",
+          "printf 'oware 1,0,0,2,0,0/0,1,0,0,1,0 S\\nnot a position\\n' | mancala-tb probe tb/ -"},
+         ""});
+    c->add_option("DIR", st->dir, "table folder made by `mancala-tb generate`");
+    c->add_option("POSITION", st->positions, "positions, one argument each or split; '-' reads standard input");
+    c->add_flag("--json", st->json,
+                "one JSON object per position: position, value (margin, or \"win\"/\"draw\"/\"loss\"), "
+                "depth (plies, win/loss games), moves (best first: move, value, depth, gains)");
+    out.push_back({c, [st] { return run_probe(st->dir, st->positions, st->json); }});
+  }
+  {
+    struct State {
+      std::vector<std::string> args;
+      int threads = 0;
+    };
+    auto st = std::make_shared<State>();
+    CLI::App* c = add_command(
+        root, "verify", "re-derive every value of a table set from its children; check checksums",
+        {"mancala-tb verify DIR [VARIANT] [--threads T]",
+         "Re-derives every value of every table in DIR (or of VARIANT only) from its\n"
+         "children with the rules engine, and checks every header and block checksum.\n"
+         "Exit status 0 when everything checks out, 1 otherwise (with the first problems).",
+         {"mancala-tb generate oware --max-seeds 6 --out tb/", "mancala-tb verify tb/"}, ""});
+    c->add_option("ARGS", st->args, "table folder, and optionally one variant in it");
+    c->add_option("--threads", st->threads, "worker threads (default: all cores)")->check(CLI::Range(0, 1024));
+    out.push_back({c, [st] { return run_verify(st->args, st->threads); }});
+  }
+  {
+    struct State {
+      std::string dir;
+      bool classes = false, stats = false;
+    };
+    auto st = std::make_shared<State>();
+    CLI::App* c = add_command(root, "info", "what tables a folder holds",
+                              {"mancala-tb info DIR [--classes] [--stats]",
+                               "What tables DIR holds: per variant the classes, seeds in play, positions and bytes.",
+                               {"mancala-tb generate oware --max-seeds 6 --out tb/", "mancala-tb info tb/ --stats"}, ""});
+    c->add_option("DIR", st->dir, "table folder")->required();
+    c->add_flag("--classes", st->classes, "one line per class file");
+    c->add_flag("--stats", st->stats,
+                "what the values look like per seed count: positions, the share won, drawn and lost by the "
+                "side to move, the largest margin (or the longest win/loss in plies); reads every value");
+    out.push_back({c, [st] { return run_info(st->dir, st->classes, st->stats); }});
+  }
 }
 
 }  // namespace mancala::cli

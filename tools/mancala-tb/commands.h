@@ -1,18 +1,15 @@
+// The sub-commands of mancala-tb. Each add_* registers its CLI11 sub-command (options
+// bound to its own state) on `root` and appends the function that runs it.
 #pragma once
+
+#include <vector>
 
 #include "cli.h"
 
 namespace mancala::cli {
-int cmd_variants(Args&);
-int cmd_moves(Args&);
-int cmd_perft(Args&);
-int cmd_count(Args&);
-int cmd_bench(Args&);
-int cmd_generate(Args&);
-int cmd_probe(Args&);
-int cmd_verify(Args&);
-int cmd_info(Args&);
-int cmd_solve(Args&);
-int cmd_play(Args&);
-int cmd_picture(Args&);
+void add_rules_commands(CLI::App& root, std::vector<Command>& out);   // variants moves perft count bench
+void add_table_commands(CLI::App& root, std::vector<Command>& out);   // generate probe verify info
+void add_solve_command(CLI::App& root, std::vector<Command>& out);    // solve
+void add_play_command(CLI::App& root, std::vector<Command>& out);     // play
+void add_picture_command(CLI::App& root, std::vector<Command>& out);  // picture
 }  // namespace mancala::cli

@@ -1,7 +1,7 @@
-// mancala-tb: one program, sub-commands. Errors become one line on stderr and a
-// non-zero exit; the libraries below never print.
+// mancala-tb: one program, sub-commands (CLI11). Errors become one line on stderr and
+// a non-zero exit; the libraries below never print.
+#include <algorithm>
 #include <cstdio>
-#include <cstring>
 #include <exception>
 #include <string>
 #include <vector>
@@ -12,67 +12,72 @@
 
 namespace {
 
-struct Command {
-  const char* name;
-  const char* summary;
-  int (*run)(mancala::cli::Args&);
-};
+using namespace mancala::cli;
 
-const Command kCommands[] = {
-    {"variants", "list the variants and their parameters", mancala::cli::cmd_variants},
-    {"moves", "list the legal turns of a position with the position after each", mancala::cli::cmd_moves},
-    {"perft", "count move sequences to a depth (golden numbers)", mancala::cli::cmd_perft},
-    {"count", "positions per class up to a number of seeds in play", mancala::cli::cmd_count},
-    {"generate", "build tables up to a number of seeds in play (resumable)", mancala::cli::cmd_generate},
-    {"probe", "value and ranked moves of positions from the tables", mancala::cli::cmd_probe},
-    {"verify", "re-derive every value of a table set from its children; check checksums", mancala::cli::cmd_verify},
-    {"info", "what tables a folder holds", mancala::cli::cmd_info},
-    {"solve", "perfect-play value of a position by search over the tables", mancala::cli::cmd_solve},
-    {"play", "play a whole game or Cenne match with the rules engine", mancala::cli::cmd_play},
-    {"picture", "an SVG of a position with every move's value from the tables", mancala::cli::cmd_picture},
-    {"bench", "turn generation speed per variant", mancala::cli::cmd_bench},
-};
-
-void usage() {
-  std::printf(
-      "mancala-tb - exhaustive solver and endgame tablebases for mancala games\n\n"
-      "usage: mancala-tb COMMAND [ARGS...]   (mancala-tb COMMAND --help for details)\n\n"
-      "commands:\n");
-  for (const auto& c : kCommands) std::printf("  %-10s %s\n", c.name, c.summary);
-  std::printf(
-      "\npositions are written  VARIANT PITS SIDE [FLAGS], pits in circuit order from South's\n"
-      "left, '/' between the halves, e.g.\n"
-      "  mancala-tb probe tb/ \"oware 0,0,1,0,0,2/1,0,0,0,1,0 S\"\n\n"
-      "a first session:\n"
-      "  mancala-tb generate oware --max-seeds 8 --out tb/\n"
-      "  mancala-tb probe tb/ \"oware 1,0,0,0,0,2/2,2,0,3,1,2 S\"\n"
-      "  mancala-tb verify tb/\n");
-}
+const HelpPage kRootPage{
+    "mancala-tb COMMAND [ARGS...]   (mancala-tb COMMAND --help for details)",
+    "mancala-tb " MANCALA_VERSION_STRING " - exhaustive solver and endgame tablebases for mancala games\n\n"
+    "Positions are written  VARIANT PITS SIDE [FLAGS], pits in circuit order from South's\n"
+    "left, '/' between the halves; every command takes a position as one quoted argument\n"
+    "or as separate words.",
+    {"mancala-tb generate oware --max-seeds 8 --out tb/",
+     "mancala-tb probe tb/ \"oware 1,0,0,2,0,0/0,1,0,0,1,0 S\"",
+     "mancala-tb probe tb/ oware 0,0,1,0,0,2/1,0,0,0,1,0 S",
+     "mancala-tb verify tb/"},
+    "--version prints the version. The tables are read from C, C++ and Python too: see\n"
+    "the README (libmancala_probe, find_package(mancala), the mancala_tb module)."};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
-    usage();
+  CLI::App app("", "mancala-tb");
+  app.set_help_flag("-h,--help", "this help");
+  app.set_version_flag("--version", std::string("mancala-tb ") + MANCALA_VERSION_STRING, "the version");
+  app.require_subcommand(0, 1);
+  set_root_help(app, kRootPage);
+  std::vector<Command> commands;
+  add_rules_commands(app, commands);
+  add_table_commands(app, commands);
+  add_solve_command(app, commands);
+  add_play_command(app, commands);
+  add_picture_command(app, commands);
+
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (argc < 2 || first == "help") {
+    std::fputs(app.help().c_str(), stdout);
     return argc < 2 ? 2 : 0;
   }
-  if (!std::strcmp(argv[1], "--version")) {
-    std::printf("mancala-tb %s\n", MANCALA_VERSION_STRING);
-    return 0;
+  const auto subs = app.get_subcommands({});
+  const bool known = std::any_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == first; });
+  if (first[0] != '-' && !known) {
+    std::fprintf(stderr, "mancala-tb: unknown command '%s' (see mancala-tb --help)\n", first.c_str());
+    return 2;
   }
-  for (const auto& c : kCommands) {
-    if (std::strcmp(argv[1], c.name) != 0) continue;
-    mancala::cli::Args args(std::vector<std::string>(argv + 2, argv + argc));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    const auto parsed = app.get_subcommands();
+    std::fprintf(stderr, "mancala-tb%s%s: %s (see --help)\n", parsed.empty() ? "" : " ",
+                 parsed.empty() ? "" : parsed[0]->get_name().c_str(), e.what());
+    return 2;
+  }
+  for (const Command& c : commands) {
+    if (!c.app->parsed()) continue;
+    const std::string name = c.app->get_name();
     try {
-      return c.run(args);
-    } catch (const mancala::cli::UsageError& e) {
-      std::fprintf(stderr, "mancala-tb %s: %s\n", c.name, e.what());
+      return c.run();
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "mancala-tb %s: %s\n", name.c_str(), e.what());
       return 2;
     } catch (const std::exception& e) {
-      std::fprintf(stderr, "mancala-tb %s: error: %s\n", c.name, e.what());
+      std::fprintf(stderr, "mancala-tb %s: error: %s\n", name.c_str(), e.what());
       return 1;
     }
   }
-  std::fprintf(stderr, "mancala-tb: unknown command '%s' (see mancala-tb --help)\n", argv[1]);
+  std::fputs(app.help().c_str(), stdout);
   return 2;
 }
