@@ -181,6 +181,8 @@ def broken_links(files):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--bin", required=True, action="append", help="folder holding the built mancala-tb (repeatable)")
+    ap.add_argument("--pythonpath", action="append", default=[],
+                    help="folder put on PYTHONPATH (the built mancala_tb module; repeatable)")
     ap.add_argument("--file", action="append", help="check only these Markdown files")
     ap.add_argument("--list", action="store_true", help="list the examples without running them")
     ap.add_argument("--update", action="store_true",
@@ -190,6 +192,9 @@ def main():
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([str(pathlib.Path(b).resolve()) for b in args.bin] + [env.get("PATH", "")])
     env["LC_ALL"] = "C"
+    if args.pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join([str(pathlib.Path(p).resolve()) for p in args.pythonpath] +
+                                            ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
     # mpirun examples (docs/cluster.md) run as root in CI and on a 2-core machine.
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
                OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_MCA_btl_vader_single_copy_mechanism="none")
