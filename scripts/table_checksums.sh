@@ -15,7 +15,7 @@ WORK=${WORK:-$(mktemp -d)}
 THREADS=${THREADS:-2}
 case "$set" in
   small) specs=("djenon-aboure 10" "oware 13" "kalah:6:empty 13" "kalah:6:standard 13" "kalah:4:empty 12"
-                "kotu-baendum 7" "cenne:7:7 10" "cenne:5:4 6" "cenne:4:4 5"
+                "kotu-baendum 7" "cenne:7:7 10" "cenne:5:4 6" "cenne:4:4 5" "cenne:4:4 8" "cenne:4:5 9"
                 "--from=enkeshui:8 0S,0,1,2,1,2,0,0/0N,0,2,1,2,1,0,0 S 12"
                 "--from=imbelece 2,1,1,2,0x,0x,0x,0x/1,2,2,1,0x,0x,0x,0x S 12") ;;
   large) specs=("oware 20" "kalah:6:empty 20" "kalah:6:standard 20") ;;

@@ -8,7 +8,8 @@
 //  * a bad command line (checked before MPI starts, the same on every rank): rank 0 prints
 //    one line, every rank exits with 2;
 //  * a refusal every rank agrees on (the folder holds another run and --resume is
-//    missing, the folder cannot be made): rank 0 prints one line, every rank finalizes
+//    missing, the folder cannot be made, another generate holds its lock): rank 0
+//    prints one line, every rank finalizes
 //    MPI and exits with 1;
 //  * a failure one rank sees alone (write error, exception, a rank waiting too long for
 //    the others): that rank prints one line naming itself and ends the whole job with
@@ -17,14 +18,17 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
+#include <boost/serialization/string.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -221,6 +225,20 @@ int main(int argc, char** argv) {
         std::printf("%s\n", s.c_str());
         std::fflush(stdout);
       };
+    // One writer per folder (the lock of mancala-tb generate): rank 0 holds it for
+    // the whole job; if another generate holds it, every rank stops (a refusal).
+    std::optional<FolderLock> lock;
+    std::string lock_error;
+    if (rank == 0) {
+      auto l = FolderLock::acquire(cmd.opt.out);
+      if (l) lock.emplace(std::move(*l));
+      else lock_error = l.error().message;
+    }
+    mpi::broadcast(world, lock_error, 0);
+    if (!lock_error.empty()) {
+      if (rank == 0) std::fprintf(stderr, "mancala-tb-mpi: error: %s\n", lock_error.c_str());
+      return 1;
+    }
     auto rep = cluster::generate_distributed(world, *cmd.rules, cmd.opt);
     if (!rep) {
       if (rep.error().code != cluster::ClusterError::Code::Refused) abort_job(rank, rep.error().message, 1);

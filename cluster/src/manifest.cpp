@@ -69,6 +69,7 @@ std::expected<void, std::string> write_manifest(const fs::path& path, const Mani
   std::size_t off = 0;
   while (off < text.size()) {
     const ssize_t w = ::write(fd, text.data() + off, text.size() - off);
+    if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
       const std::string err = std::strerror(errno);
       ::close(fd);
@@ -77,13 +78,29 @@ std::expected<void, std::string> write_manifest(const fs::path& path, const Mani
     }
     off += static_cast<std::size_t>(w);
   }
-  ::fsync(fd);
-  ::close(fd);
+  // A full disk may only show at fsync or close: both results count.
+  if (::fsync(fd) != 0) {
+    const std::string err = std::strerror(errno);
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return std::unexpected(tmp.string() + ": cannot sync: " + err);
+  }
+  if (::close(fd) != 0) {
+    const std::string err = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    return std::unexpected(tmp.string() + ": cannot close: " + err);
+  }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string err = std::strerror(errno);
     ::unlink(tmp.c_str());
     return std::unexpected(path.string() + ": cannot rename into place: " + err);
   }
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return std::unexpected(dir.string() + ": cannot open the folder to sync it: " + std::strerror(errno));
+  const bool synced = ::fsync(dfd) == 0;
+  const std::string err = std::strerror(errno);
+  if (::close(dfd) != 0 || !synced) return std::unexpected(dir.string() + ": cannot sync the folder: " + err);
   return {};
 }
 

@@ -11,11 +11,8 @@ namespace fs = std::filesystem;
 
 std::expected<std::shared_ptr<ClassValues>, TableError> load_class(const fs::path& file, const Variant& v,
                                                                    const ClassKey& key) {
-  auto t = TableFile::open(file);
+  auto t = TableFile::open(file, v, key);
   if (!t) return std::unexpected(t.error());
-  if (auto ok = (*t)->check_against(v); !ok) return std::unexpected(ok.error());
-  if (!((*t)->header().key() == key))
-    return std::unexpected(TableError{TableError::Mismatch, file.string() + ": holds another class than its name says"});
   auto bytes = (*t)->read_all();
   if (!bytes) return std::unexpected(bytes.error());
   auto idx = (*t)->index(v);

@@ -23,27 +23,20 @@ std::expected<std::shared_ptr<Tablebase>, TableError> Tablebase::open(const fs::
     return std::unexpected(TableError{TableError::NotFound, dir.string() + ": no such table folder"});
   auto tb = std::make_shared<Tablebase>();
   tb->dir_ = dir;
-  for (const auto& e : fs::directory_iterator(dir, ec)) {
-    const std::string name = e.path().filename().string();
-    // variant.seeds.statehex.mtb
-    if (e.path().extension() != ".mtb") continue;
-    const std::string stem = name.substr(0, name.size() - 4);
-    const auto d2 = stem.rfind('.');
-    if (d2 == std::string::npos) continue;
-    const auto d1 = stem.rfind('.', d2 - 1);
-    if (d1 == std::string::npos) continue;
-    std::string variant = stem.substr(0, d1);
-    for (char& c : variant)
-      if (c == '_') c = ':';
-    try {
-      const int seeds = std::stoi(stem.substr(d1 + 1, d2 - d1 - 1));
-      const std::uint64_t state = std::stoull(stem.substr(d2 + 1), nullptr, 16);
-      tb->files_[variant][ClassKey{state, seeds}] = e.path();
-    } catch (...) {
+  fs::directory_iterator it(dir, ec);
+  for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    if (it->path().extension() != ".mtb") continue;
+    // Only names that can be a table of a known variant: anything else is listed
+    // in ignored() (the file is never opened).
+    auto name = parse_table_file_name(it->path().filename().string());
+    if (!name) {
+      tb->ignored_.push_back(name.error());
       continue;
     }
+    tb->files_[name->variant->name()][name->key] = it->path();
   }
-  if (ec) return std::unexpected(TableError{TableError::Io, dir.string() + ": " + ec.message()});
+  if (ec) return std::unexpected(TableError{TableError::Io, dir.string() + ": cannot list: " + ec.message()});
+  std::sort(tb->ignored_.begin(), tb->ignored_.end());
   return tb;
 }
 
@@ -77,11 +70,8 @@ std::expected<std::shared_ptr<TableFile>, TableError> Tablebase::table(const Var
   std::lock_guard lock(mu_);
   auto& slot = open_[jt->second];
   if (!slot) {
-    auto t = TableFile::open(jt->second);
+    auto t = TableFile::open(jt->second, v, key);
     if (!t) return std::unexpected(t.error());
-    if (auto ok = (*t)->check_against(v); !ok) return std::unexpected(ok.error());
-    if (!((*t)->header().key() == key))
-      return std::unexpected(TableError{TableError::Mismatch, jt->second.string() + ": holds another class than its name says"});
     slot = *t;
   }
   return slot;

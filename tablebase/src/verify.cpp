@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <set>
 
 #include "mancala/generate.h"
 #include "mancala/notation.h"
@@ -31,26 +32,39 @@ std::optional<Value> class_value(const Variant& v, const SolvedClasses& solved, 
 std::expected<VerifyReport, std::string> verify_tables(const fs::path& dir, const Variant& v, const VerifyOptions& opt) {
   auto tb = Tablebase::open(dir);
   if (!tb) return std::unexpected(tb.error().message);
+  VerifyReport rep;
+  // Files whose names cannot be tables are never read: each is a problem to report.
+  for (const std::string& why : (*tb)->ignored()) {
+    if (++rep.mismatches <= 10) rep.problems.push_back("ignored " + why);
+  }
   std::vector<ClassKey> keys = (*tb)->classes(v.name());
   if (keys.empty()) return std::unexpected(dir.string() + ": no tables for " + v.name());
-  // Solving order: the variant's own order restricted to the classes present.
+  std::sort(keys.begin(), keys.end());
+  // Solving order: the variant's own order restricted to the classes present, then
+  // the classes the order does not know (reachable sets), fewest seeds first.
+  // Names were checked (parse_table_file_name): max_seeds <= the variant's seeds.
   int max_seeds = 0;
   for (const auto& k : keys) max_seeds = std::max(max_seeds, k.seeds);
-  std::vector<ClassKey> order;
+  const std::vector<ClassKey> all = v.solving_order(max_seeds);
+  std::vector<ClassKey> order, missing;
   {
-    std::vector<ClassKey> all = v.solving_order(max_seeds);
-    std::sort(keys.begin(), keys.end());
-    for (const auto& k : all)
-      if (std::binary_search(keys.begin(), keys.end(), k)) order.push_back(k);
-    std::vector<ClassKey> rest;  // classes present but unknown to the order (reachable sets)
+    std::set<ClassKey> in_order;
+    for (const auto& k : all) {
+      if (std::binary_search(keys.begin(), keys.end(), k)) {
+        order.push_back(k);
+        in_order.insert(k);
+      } else {
+        missing.push_back(k);
+      }
+    }
+    std::vector<ClassKey> rest;
     for (const auto& k : keys)
-      if (std::find(order.begin(), order.end(), k) == order.end()) rest.push_back(k);
+      if (!in_order.count(k)) rest.push_back(k);
     std::stable_sort(rest.begin(), rest.end(), [&](const ClassKey& a, const ClassKey& b) {
       return a.seeds != b.seeds ? a.seeds < b.seeds : marked_pits(a, v.pits()) > marked_pits(b, v.pits());
     });
     order.insert(order.end(), rest.begin(), rest.end());
   }
-  VerifyReport rep;
   SolvedClasses solved;
   std::mutex mu;
   auto problem = [&](std::string s) {
@@ -59,14 +73,24 @@ std::expected<VerifyReport, std::string> verify_tables(const fs::path& dir, cons
     if (rep.problems.size() < 10) rep.problems.push_back(std::move(s));
   };
   // Load every class first (checksums, headers): children may sit in any class.
+  bool whole_classes = true;  // no reachable-set table
   for (const auto& k : order) {
     auto cls = load_class(dir / table_file_name(v.name(), k), v, k);
     if (!cls) {
-      ++rep.mismatches;
-      rep.problems.push_back(cls.error().message);
+      problem(cls.error().message);
       continue;
     }
+    if ((*cls)->index().subset()) whole_classes = false;
     solved.add(*cls);
+  }
+  // Tables of whole classes come as every class up to a seed count: a class missing
+  // below the largest one present is a gap (a reachable-set folder holds the classes
+  // its root reaches; a missing one shows as a child in a missing class below).
+  if (whole_classes && !missing.empty()) {
+    rep.missing_classes = missing.size();
+    for (const auto& k : missing)
+      problem("class " + to_string(k, v.pits()) + " is missing (" + table_file_name(v.name(), k) + "), though classes of up to " +
+              std::to_string(max_seeds) + " seeds are present: an interrupted or partial copy? run generate again");
   }
   tbb::task_arena arena(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic);
   for (const auto& k : order) {

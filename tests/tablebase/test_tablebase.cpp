@@ -14,67 +14,12 @@
 #include "mancala/generate.h"
 #include "mancala/notation.h"
 #include "mancala/probe.h"
+#include "tablebase/support.h"
 
 using namespace mancala;
+using namespace mancala::test;
 namespace fs = std::filesystem;
 
-namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    path = fs::temp_directory_path() / ("mtb_test_" + std::to_string(getpid()) + "_" + std::to_string(counter()++));
-    fs::remove_all(path);
-    fs::create_directories(path);
-  }
-  ~TempDir() { fs::remove_all(path); }
-  static int& counter() {
-    static int c = 0;
-    return c;
-  }
-};
-
-VariantPtr variant(const std::string& s) { return *make_variant(s); }
-
-struct Run {
-  int status;
-  std::string out, err;
-};
-Run run(const std::string& args) {
-  const std::string err_file = fs::temp_directory_path() / ("mtb_err_" + std::to_string(getpid()));
-  const std::string cmd = std::string(MANCALA_TB_EXE) + " " + args + " 2>" + err_file;
-  Run r{};
-  FILE* f = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  while (fgets(buf.data(), buf.size(), f)) r.out += buf.data();
-  const int st = pclose(f);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-  std::ifstream e(err_file);
-  r.err.assign(std::istreambuf_iterator<char>(e), {});
-  fs::remove(err_file);
-  return r;
-}
-
-std::vector<char> slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::vector<char>(std::istreambuf_iterator<char>(in), {});
-}
-void spit(const fs::path& p, const std::vector<char>& d) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out.write(d.data(), static_cast<std::streamsize>(d.size()));
-}
-
-GenerateReport gen(const std::string& spec, int seeds, const fs::path& dir) {
-  GenerateOptions opt;
-  opt.max_seeds = seeds;
-  opt.out = dir;
-  opt.threads = 2;
-  auto r = generate(*variant(spec), opt);
-  EXPECT_TRUE(r) << (r ? "" : r.error());
-  return r ? *r : GenerateReport{};
-}
-
-}  // namespace
 
 TEST(Format, RoundTripEveryValue) {
   TempDir d;

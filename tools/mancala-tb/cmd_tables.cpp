@@ -177,6 +177,9 @@ int run_generate(const GenerateArgs& g) {
   else if (g.method == "levels") opt.method = SolveOptions::Method::Levels;
   opt.max_positions = static_cast<std::uint64_t>(g.max_millions) * 1'000'000;
   opt.cancel = &g_cancel;
+  // One writer per folder: a second generate into it stops here.
+  auto lock = FolderLock::acquire(opt.out);
+  if (!lock) throw std::runtime_error(lock.error().message);
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   Progress bar(stderr_is_terminal());
@@ -236,7 +239,10 @@ int run_verify(const std::vector<std::string>& w, int threads) {
   if (w.size() == 2) vs.push_back(variant_or_throw(w[1]));
   else
     for (const auto& name : tb->variants()) vs.push_back(variant_or_throw(name));
-  if (vs.empty()) throw UsageError(w[0] + ": no table files (*.mtb) in this folder");
+  for (const auto& why : tb->ignored()) std::fprintf(stderr, "mancala-tb verify: warning: ignored %s\n", why.c_str());
+  if (vs.empty())
+    throw std::runtime_error(w[0] + ": no table files (*.mtb) with a valid name in this folder" +
+                             (tb->ignored().empty() ? std::string() : " (" + std::to_string(tb->ignored().size()) + " ignored)"));
   Progress bar(stderr_is_terminal());
   bool ok = true;
   for (const auto& v : vs) {
@@ -262,11 +268,17 @@ int run_verify(const std::vector<std::string>& w, int threads) {
 int run_info(const std::string& dir, bool per_class, bool stats) {
   const std::vector<std::string> w{dir};
   const auto tb = open_or_throw(w[0]);
+  int unreadable = 0;
+  for (const auto& why : tb->ignored()) {
+    std::fprintf(stderr, "mancala-tb info: warning: ignored %s\n", why.c_str());
+    ++unreadable;
+  }
   if (tb->variants().empty()) std::printf("%s: no tables\n", w[0].c_str());
   for (const auto& name : tb->variants()) {
     const auto v = make_variant(name);
     if (!v) {
       std::printf("%s: unknown variant in file names\n", name.c_str());
+      ++unreadable;
       continue;
     }
     std::uint64_t positions = 0, bytes = 0;
@@ -277,6 +289,7 @@ int run_info(const std::string& dir, bool per_class, bool stats) {
       if (!t) {
         ++bad;
         if (per_class) std::printf("  class %-24s ERROR %s\n", to_string(k, (*v)->pits()).c_str(), t.error().message.c_str());
+        else std::fprintf(stderr, "mancala-tb info: %s\n", t.error().message.c_str());
         continue;
       }
       std::error_code ec;
@@ -299,7 +312,11 @@ int run_info(const std::string& dir, bool per_class, bool stats) {
         auto t = tb->table(**v, k);
         if (!t) continue;
         auto data = (*t)->read_all();
-        if (!data) throw std::runtime_error(data.error().message);
+        if (!data) {
+          std::fprintf(stderr, "mancala-tb info: %s\n", data.error().message.c_str());
+          ++bad;
+          continue;
+        }
         Row& r = rows[k.seeds];
         const std::uint32_t width = (*t)->header().value_width;
         for (std::size_t i = 0; i + width <= data->size(); i += width) {
@@ -325,6 +342,11 @@ int run_info(const std::string& dir, bool per_class, bool stats) {
                 human_bytes(static_cast<double>(bytes)).c_str(),
                 positions ? static_cast<double>(bytes) / static_cast<double>(positions) : 0.0,
                 bad ? (", " + std::to_string(bad) + " unreadable (run verify)").c_str() : "");
+    unreadable += bad;
+  }
+  if (unreadable) {
+    std::fprintf(stderr, "mancala-tb info: %d files unreadable or ignored\n", unreadable);
+    return 1;
   }
   return 0;
 }
@@ -345,6 +367,8 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
          "reachable positions: the way to tables of games whose marks (Enkeshui's bulls,\n"
          "Imbelece's closed pits) have too many combinations to build every class.\n"
          "Use one folder per root.\n\n"
+         "One generate at a time per folder: DIR/mancala-tb.lock (flock) keeps a second\n"
+         "one out until the first ends (or dies).\n"
          "Resumable: a class whose file is complete and checks out is loaded, not solved\n"
          "again; files are written atomically, so an interrupted run (Ctrl-C, kill -9)\n"
          "restarts with the class it was solving. Progress is drawn on a terminal; in a\n"
@@ -417,6 +441,8 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
         {"mancala-tb verify DIR [VARIANT] [--threads T]",
          "Re-derives every value of every table in DIR (or of VARIANT only) from its\n"
          "children with the rules engine, and checks every header and block checksum.\n"
+         "Also reports a class missing below the largest seed count present (a gap) and\n"
+         "every *.mtb file whose name cannot be a table (ignored).\n"
          "Exit status 0 when everything checks out, 1 otherwise (with the first problems).",
          {"mancala-tb generate oware --max-seeds 6 --out tb/", "mancala-tb verify tb/"}, ""});
     c->add_option("ARGS", st->args, "table folder, and optionally one variant in it");
@@ -431,7 +457,10 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
     auto st = std::make_shared<State>();
     CLI::App* c = add_command(root, "info", "what tables a folder holds",
                               {"mancala-tb info DIR [--classes] [--stats]",
-                               "What tables DIR holds: per variant the classes, seeds in play, positions and bytes.",
+                               "What tables DIR holds: per variant the classes, seeds in play, positions and bytes.\n"
+                               "Exit status 0 when every file could be read, 1 otherwise: a file whose header\n"
+                               "(or, with --stats, a block) is unreadable or corrupt, or a *.mtb file whose name\n"
+                               "cannot be a table (ignored, with a warning).",
                                {"mancala-tb generate oware --max-seeds 6 --out tb/", "mancala-tb info tb/ --stats"}, ""});
     c->add_option("DIR", st->dir, "table folder")->required();
     c->add_flag("--classes", st->classes, "one line per class file");

@@ -1,31 +1,57 @@
 // Tablebase file format: one file per class, values in independent zstd blocks.
 //
-// Layout of a file (all integers little-endian):
+// A table file is input from outside (shared folders, downloads, other clusters):
+// the reader checks every count and offset against the file size, and the header
+// against the variant and the class the file name gives, before it allocates or
+// indexes anything (see TableFile::open). No general-purpose deserializer reads it.
 //
-//   offset      size  field
-//   0           8     magic "MANCALTB"
-//   8           4     format version (kFormatVersion)
-//   12          4     H = length of the header archive
-//   16          H     TableHeader as a Boost.Serialization text archive
-//   16+H        4     CRC-32 of bytes [0, 16+H)
-//   20+H        ...   blocks: block b is bytes [20+H+offsets[b], 20+H+offsets[b+1]),
-//                     a zstd frame (with its content checksum) holding the values of
-//                     positions [b*B, min((b+1)*B, positions)) of the class, B =
-//                     block_positions, each value `value_width` bytes (1: int8
-//                     margin; 2: int16 win/loss encoding of types.h).
-//   ...         S     reachable-set tables only (subset_size > 0): the sorted full
-//                     ranks of the positions the table holds (ClassIndex subset), as
-//                     LEB128 varints of their differences, zstd-compressed; S =
-//                     subset_bytes, CRC-32 subset_crc
-//   end of file = 20+H+offsets.back()+S  (a shorter or longer file is corrupt)
+// Layout (format version 3; every integer little-endian, no padding):
 //
-// Position i of the class is the one with ClassIndex rank i (index_version names
-// the ranking of enumerate/index.h). Each block also has a CRC-32 of its
-// compressed bytes in the header, so verify and probe detect a flipped byte
-// without trusting zstd alone.
+//   offset    size    field
+//   0         8       magic "MANCALTB"
+//   8         4       format version (kFormatVersion)
+//   12        4       H: header bytes, = 96 + V + G + 12 N + 8 (the header CRC is at H)
+//   16        4       value kind (GameKind: 0 score, 1 win/loss)
+//   20        4       pits on the circuit
+//   24        8       class state (ClassKey::state)
+//   32        4       class seeds (ClassKey::seeds)
+//   36        4       index version (kIndexVersion: ClassIndex ranking of index.h)
+//   40        4       index filter zero_from (int32)
+//   44        4       index filter zero_to (int32)
+//   48        8       positions in the table
+//   56        4       value width W: 1 (int8 margin) or 2 (int16 win/loss, types.h)
+//   60        4       block positions B, 1 <= B <= kMaxBlockPositions
+//   64        4       blocks N = ceil(positions / B)
+//   68        4       CRC-32 of the position list (0 without one)
+//   72        8       position-list length (reachable-set tables: = positions; else 0)
+//   80        8       S: position-list bytes (compressed)
+//   88        2       V: variant name bytes, 1 <= V <= kMaxNameBytes
+//   90        2       G: generator bytes, G <= kMaxNameBytes
+//   92        4       reserved, 0
+//   96        V       variant name, e.g. "kalah:6:empty" (printable ASCII)
+//   96+V      G       generator, e.g. "mancala-tb 0.1.0" (printable ASCII)
+//   96+V+G    8(N+1)  block offsets o_0 = 0 < o_1 < ... < o_N, from the first block
+//   ...       4N      CRC-32 of each compressed block
+//   H         4       CRC-32 of bytes [0, H)
+//   H+4       o_N     blocks: block b is bytes [H+4+o_b, H+4+o_{b+1}), one zstd frame
+//                     (with its content checksum) holding the values of positions
+//                     [b B, min((b+1) B, positions)), W bytes each
+//   H+4+o_N   S       reachable-set tables only: the position list (below)
+//   end of file = H + 4 + o_N + S   (a shorter or longer file is corrupt)
 //
-// Worked example: oware, 2 seeds in play: 78 positions (C(13,11) - C(7,11)), one
-// block of 78 bytes compressed to ~30; file name oware.2.0000000000000000.mtb.
+// Position i of the table is the one with ClassIndex rank i. A reachable-set table
+// (`generate --from`) holds the positions of its class reachable from a root: its
+// position list is their full ranks r_0 < r_1 < ... < r_{n-1} < full class size,
+// written as the LEB128 varints (7 bits a byte, low first, high bit = more; at
+// most 10 bytes, no superfluous zero byte) of r_0, r_1 - r_0, ..., r_{n-1} - r_{n-2},
+// zstd-compressed. Every difference after the first is at least 1.
+//
+// Worked example: oware, 2 seeds in play: 78 positions, one block (N = 1) of 78
+// bytes compressed to ~30; V = 5 ("oware"), G = 16, H = 96 + 5 + 16 + 12 + 8 = 137;
+// the file is oware.2.0000000000000000.mtb, 141 + ~30 bytes.
+//
+// Files of format versions 1 and 2 (a Boost text archive as header) are refused
+// with "made by an older format version N; regenerate".
 #pragma once
 
 #include <cstdint>
@@ -33,6 +59,7 @@
 #include <filesystem>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,9 +69,12 @@
 namespace mancala {
 
 constexpr char kMagic[8] = {'M', 'A', 'N', 'C', 'A', 'L', 'T', 'B'};
-constexpr std::uint32_t kFormatVersion = 2;  // 2: reachable-set position lists
+constexpr std::uint32_t kFormatVersion = 3;  // 2: reachable-set position lists; 3: binary header
 constexpr std::uint32_t kIndexVersion = 1;
 constexpr std::uint32_t kDefaultBlockPositions = 1u << 16;
+constexpr std::uint32_t kMaxBlockPositions = 1u << 24;  // a block decompresses to at most 32 MiB
+constexpr std::uint32_t kMaxNameBytes = 64;
+constexpr std::uint32_t kFixedHeaderBytes = 96;
 
 struct TableHeader {
   std::string variant;           // canonical variant name, e.g. "kalah:6:empty"
@@ -64,14 +94,9 @@ struct TableHeader {
   std::uint64_t subset_bytes = 0;
   std::uint32_t subset_crc = 0;
 
+  // Only meaningful once the header has been checked against a variant (seeds fits).
   ClassKey key() const { return ClassKey{state, static_cast<int>(seeds)}; }
   std::size_t blocks() const { return block_crc.size(); }
-
-  template <class Archive>
-  void serialize(Archive& ar, unsigned /*version*/) {
-    ar & variant & kind & pits & state & seeds & index_version & filter_from & filter_to & positions & value_width &
-        block_positions & block_offsets & block_crc & generator & subset_size & subset_bytes & subset_crc;
-  }
 };
 
 struct TableError {
@@ -83,10 +108,33 @@ struct TableError {
 // "oware.12.0000000000000000.mtb"
 std::string table_file_name(const std::string& variant, const ClassKey& key);
 
+// The inverse of table_file_name for a file name (no folder): the variant spec (':'
+// restored) and the class, or why the name is impossible: not of the form
+// VARIANT.SEEDS.STATE.mtb (decimal seeds, 16 lower-case hex digits), an unknown or
+// non-canonical variant, or a class that variant cannot have (check_class_key).
+struct TableName {
+  VariantPtr variant;
+  ClassKey key;
+};
+std::expected<TableName, std::string> parse_table_file_name(const std::string& name);
+
+// Empty when `key` can be a class of `v`: 0 <= seeds <= total seeds, a state whose
+// marks, flags and jeppe round-trip (skeleton_of / pack_state) and that is the
+// canonical (smaller) orientation; else what is wrong. Cheap: builds no index.
+std::string check_class_key(const Variant& v, const ClassKey& key);
+
 std::uint32_t crc32(const void* data, std::size_t n);
 
-// Writes a table atomically: a temporary file in the same folder, flushed and
-// synced, then renamed over `path`. A killed writer leaves no file named `path`.
+// The position list of a reachable-set table (layout above): encode, and decode with
+// every check (varint length and minimality, strictly increasing ranks below
+// `full_size`, exactly `count` of them, nothing left over).
+std::string encode_position_list(const std::vector<Index>& ranks);
+std::expected<std::vector<Index>, std::string> decode_position_list(const unsigned char* data, std::size_t n,
+                                                                    std::uint64_t count, Index full_size);
+
+// Writes a table atomically: a temporary file in the same folder, written, synced
+// and closed (each result checked), renamed over `path`, folder synced. A killed
+// writer leaves no file named `path`.
 std::expected<void, TableError> write_table(const std::filesystem::path& path, const Variant& v, const ClassKey& key,
                                             const std::vector<std::uint8_t>& value_bytes, int value_width,
                                             int zstd_level = 9, const std::vector<Index>* subset = nullptr);
@@ -95,7 +143,14 @@ std::expected<void, TableError> write_table(const std::filesystem::path& path, c
 // a small cache under a mutex.
 class TableFile {
  public:
+  // Reads and checks the header: magic, version, every field's range, the header
+  // checksum, the block offsets and the file size. Values and the position list are
+  // read later (each checked by its own checksum).
   static std::expected<std::shared_ptr<TableFile>, TableError> open(const std::filesystem::path& path);
+  // open() plus check_against(v, key): the way to open the file that should hold
+  // class `key` of `v` (the key its name gives).
+  static std::expected<std::shared_ptr<TableFile>, TableError> open(const std::filesystem::path& path,
+                                                                     const Variant& v, const ClassKey& key);
 
   const TableHeader& header() const { return header_; }
   const std::filesystem::path& path() const { return path_; }
@@ -104,15 +159,19 @@ class TableFile {
   std::expected<std::vector<std::uint8_t>, TableError> read_all() const;
   // The values of block b alone (positions [b B, (b+1) B)), checked as read_all does.
   std::expected<std::vector<std::uint8_t>, TableError> read_block(std::size_t b) const { return block(b); }
-  // Checks that the header matches a variant (name, pits, kind, index) and its key.
+  // Checks that the header matches a variant (name, pits, kind, index version, value
+  // width, filter) and the class `key` (state, seeds, and a position count that
+  // class can hold). The key is checked with check_class_key before any index is built.
+  std::expected<void, TableError> check_against(const Variant& v, const ClassKey& key) const;
+  // The same with the class the header names.
   std::expected<void, TableError> check_against(const Variant& v) const;
-  // The sorted full ranks of a reachable-set table (null for a whole class).
-  std::expected<std::shared_ptr<const std::vector<Index>>, TableError> subset() const;
-  // The class index of the table's positions (with its subset), built once.
+  // The class index of the table's positions (with its checked position list),
+  // built once. Checks the header against `v` first.
   std::expected<std::shared_ptr<const ClassIndex>, TableError> index(const Variant& v) const;
 
  private:
   std::expected<std::vector<std::uint8_t>, TableError> block(std::size_t b) const;
+  std::expected<std::shared_ptr<const std::vector<Index>>, TableError> position_list(Index full_size) const;
 
   std::filesystem::path path_;
   TableHeader header_;
@@ -121,5 +180,28 @@ class TableFile {
   mutable std::vector<std::pair<std::size_t, std::shared_ptr<const std::vector<std::uint8_t>>>> cache_;
   mutable std::shared_ptr<const ClassIndex> index_;
 };
+
+// An exclusive lock on a table folder for one writer (`generate`, `mancala-tb-mpi
+// generate`): DIR/mancala-tb.lock holding the owner's pid, locked with flock(2), so
+// a killed owner releases it at once. Released (and the file removed) when the
+// FolderLock is destroyed. Readers (probe, verify, info) take no lock.
+class FolderLock {
+ public:
+  FolderLock(FolderLock&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
+  FolderLock& operator=(FolderLock&&) = delete;
+  FolderLock(const FolderLock&) = delete;
+  ~FolderLock();
+  const std::filesystem::path& path() const { return path_; }
+
+  // Creates `dir` if needed and locks it; fails at once (Io) if another process
+  // holds the lock, naming it.
+  static std::expected<FolderLock, TableError> acquire(const std::filesystem::path& dir);
+
+ private:
+  FolderLock(int fd, std::filesystem::path p) : fd_(fd), path_(std::move(p)) {}
+  int fd_ = -1;
+  std::filesystem::path path_;
+};
+constexpr const char* kLockFileName = "mancala-tb.lock";
 
 }  // namespace mancala

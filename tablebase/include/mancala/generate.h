@@ -74,7 +74,8 @@ std::expected<std::shared_ptr<ClassValues>, TableError> load_class(const std::fi
 struct VerifyReport {
   std::uint64_t positions = 0;
   std::uint64_t classes = 0;
-  std::uint64_t mismatches = 0;
+  std::uint64_t mismatches = 0;       // every problem: wrong values, unreadable files, gaps, bad names
+  std::uint64_t missing_classes = 0;  // gaps: classes below the largest seed count present
   std::vector<std::string> problems;  // first few, human-readable
 };
 struct VerifyOptions {
@@ -83,7 +84,9 @@ struct VerifyOptions {
 };
 // Every value of every class of `variant` in `dir` re-derived from its children:
 //   v(p) == terminal_value(p) if p has no move, else max over moves of value(move);
-// plus checksums, headers, and that every child's class is present.
+// plus checksums, headers, that every child's class is present, that no class is
+// missing below the largest seed count present (tables of whole classes), and that
+// no *.mtb file of the folder has an impossible name.
 std::expected<VerifyReport, std::string> verify_tables(const std::filesystem::path& dir, const Variant& v,
                                                        const VerifyOptions& opt = {});
 

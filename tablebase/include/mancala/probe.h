@@ -34,7 +34,9 @@ struct ProbeResult {
 
 class Tablebase {
  public:
-  // Scans a folder for table files (opened lazily). Fails if the folder is missing.
+  // Scans a folder for table files (opened lazily). Fails if the folder is missing
+  // or cannot be listed. A *.mtb file whose name cannot be a table (parse_table_file_name)
+  // is not used: it is listed in ignored() with the reason.
   static std::expected<std::shared_ptr<Tablebase>, TableError> open(const std::filesystem::path& dir);
 
   const std::filesystem::path& dir() const { return dir_; }
@@ -43,6 +45,8 @@ class Tablebase {
   std::vector<ClassKey> classes(const std::string& variant) const;
   std::expected<std::shared_ptr<TableFile>, TableError> table(const Variant& v, const ClassKey& key) const;
   bool covers(const Variant& v, const ClassKey& key) const;
+  // "FILE: why" for each *.mtb file of the folder whose name is impossible.
+  const std::vector<std::string>& ignored() const { return ignored_; }
 
   // Value of a tabled position (its side to move is South).
   std::expected<Value, TableError> value(const Variant& v, const Position& p) const;
@@ -53,6 +57,7 @@ class Tablebase {
  private:
   std::filesystem::path dir_;
   std::map<std::string, std::map<ClassKey, std::filesystem::path>> files_;
+  std::vector<std::string> ignored_;
   mutable std::mutex mu_;
   mutable std::map<std::filesystem::path, std::shared_ptr<TableFile>> open_;
 };

@@ -1,0 +1,423 @@
+// Table files from a hostile or broken disk (issue 15): every file here is crafted
+// by the test (fields edited, checksums recomputed) and must give a clean error,
+// never a crash, a hang, a huge allocation or a value other than the intact table's.
+#include <gtest/gtest.h>
+#include <zstd.h>
+
+#include <chrono>
+#include <functional>
+
+#include "mancala/mancala_probe.h"
+#include "mancala/notation.h"
+#include "mancala/probe.h"
+#include "tablebase/support.h"
+#include "tablebase/table_bytes.h"
+
+using namespace mancala;
+using namespace mancala::test;
+namespace tb = mancala::table_bytes;
+
+namespace {
+
+std::vector<std::uint8_t> read_bytes(const fs::path& p) {
+  const auto c = slurp(p);
+  return std::vector<std::uint8_t>(c.begin(), c.end());
+}
+void write_bytes(const fs::path& p, const std::vector<std::uint8_t>& b) {
+  spit(p, std::vector<char>(b.begin(), b.end()));
+}
+
+// Opens `f` as class `key` of `v` the three ways a reader does (header, then the
+// index, then every value); returns the first error, or nothing if all succeed.
+std::optional<TableError> first_error(const fs::path& f, const Variant& v, const ClassKey& key) {
+  auto t = TableFile::open(f, v, key);
+  if (!t) return t.error();
+  auto idx = (*t)->index(v);
+  if (!idx) return idx.error();
+  auto all = (*t)->read_all();
+  if (!all) return all.error();
+  return std::nullopt;
+}
+
+// A reachable-set table of Oware class 6 holding every 3rd position, with values
+// that are their ranks mod 7; returns the file and fills `list` with its ranks.
+fs::path subset_table(const fs::path& dir, std::vector<Index>& list) {
+  const VariantPtr v = variant("oware");
+  const ClassKey key{0, 6};
+  const ClassIndex full(*v, key);
+  list.clear();
+  for (Index r = 0; r < full.size(); r += 3) list.push_back(r);
+  std::vector<std::uint8_t> values(list.size());
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint8_t>(i % 7);
+  const fs::path f = dir / table_file_name(v->name(), key);
+  EXPECT_TRUE(write_table(f, *v, key, values, 1, 9, &list));
+  return f;
+}
+
+// Replaces the position list of a reachable-set table by `raw` (varint bytes,
+// compressed here), fixing the header's length field and checksums.
+void replace_list(const fs::path& f, const std::string& raw) {
+  auto b = read_bytes(f);
+  tb::Layout l;
+  ASSERT_TRUE(tb::layout(b, l));
+  const std::uint64_t list_at = l.data + tb::get64(b, l.offsets + 8 * l.blocks);
+  b.resize(static_cast<std::size_t>(list_at));
+  std::vector<std::uint8_t> comp(ZSTD_compressBound(raw.size()));
+  const std::size_t got = ZSTD_compress(comp.data(), comp.size(), raw.data(), raw.size(), 3);
+  ASSERT_FALSE(ZSTD_isError(got));
+  b.insert(b.end(), comp.begin(), comp.begin() + static_cast<long>(got));
+  tb::put64(b, tb::kListBytes, got);
+  tb::fix_checksums(b);
+  write_bytes(f, b);
+}
+
+std::string varint(Index d) {
+  std::string s;
+  do {
+    s += static_cast<char>((d & 0x7F) | (d > 0x7F ? 0x80 : 0));
+    d >>= 7;
+  } while (d);
+  return s;
+}
+
+}  // namespace
+
+TEST(Hostile, CraftedFilesKeepTheirChecksums) {
+  // The crafting helper itself: a file with recomputed checksums of an unchanged
+  // header is byte-identical, and an edited one opens as far as its fields allow.
+  TempDir d;
+  gen("oware", 5, d.path);
+  const fs::path f = d.path / table_file_name("oware", ClassKey{0, 5});
+  auto b = read_bytes(f);
+  auto same = b;
+  ASSERT_TRUE(tb::fix_checksums(same));
+  EXPECT_EQ(same, b);
+}
+
+TEST(Hostile, OldAndNewerFormatVersionsAreRefusedClearly) {
+  TempDir d;
+  gen("oware", 4, d.path);
+  const fs::path f = d.path / table_file_name("oware", ClassKey{0, 4});
+  const auto good = read_bytes(f);
+  for (std::uint32_t version : {1u, 2u}) {
+    // A version-2 file: magic, version, text-archive length, archive, CRC, blocks.
+    std::vector<std::uint8_t> old(16);
+    std::copy(kMagic, kMagic + 8, old.begin());
+    tb::put32(old, 8, version);
+    const std::string archive = "22 serialization::archive 19 0 0 5 oware 0 12 0 4 1 0 0 495";
+    tb::put32(old, 12, static_cast<std::uint32_t>(archive.size()));
+    old.insert(old.end(), archive.begin(), archive.end());
+    old.resize(old.size() + 4 + 40);
+    write_bytes(f, old);
+    auto t = TableFile::open(f);
+    ASSERT_FALSE(t);
+    EXPECT_EQ(t.error().code, TableError::Corrupt);
+    EXPECT_NE(t.error().message.find("made by an older format version " + std::to_string(version) + "; regenerate"),
+              std::string::npos)
+        << t.error().message;
+    const auto r = run("probe " + d.path.string() + " \"oware 1,1,0,0,0,0/1,1,0,0,0,0 S\"");
+    EXPECT_NE(r.status, 0);
+    EXPECT_NE(r.err.find("older format version"), std::string::npos) << r.err;
+  }
+  std::vector<std::uint8_t> newer = good;
+  ASSERT_GE(newer.size(), 16u);
+  newer[tb::kVersion] = static_cast<std::uint8_t>(kFormatVersion + 1);
+  write_bytes(f, newer);
+  auto t = TableFile::open(f);
+  ASSERT_FALSE(t);
+  EXPECT_NE(t.error().message.find("newer format version"), std::string::npos) << t.error().message;
+}
+
+// Seed counts of 2^31 and 2^32-1 crashed probe/info/verify (int cast, index built
+// before the key was compared); 3000 built a 1.8 GB index.
+TEST(Hostile, HeaderSeedCountsAreCheckedBeforeAnyIndex) {
+  TempDir d;
+  gen("oware", 6, d.path);
+  const VariantPtr v = variant("oware");
+  const ClassKey key{0, 6};
+  const fs::path f = d.path / table_file_name("oware", key);
+  const auto good = read_bytes(f);
+  for (std::uint32_t seeds : {0x80000000u, 0xFFFFFFFFu, 3000u, 49u, 5u}) {
+    auto b = good;
+    tb::put32(b, tb::kSeeds, seeds);
+    ASSERT_TRUE(tb::fix_checksums(b));
+    write_bytes(f, b);
+    const auto err = first_error(f, *v, key);
+    ASSERT_TRUE(err) << seeds;
+    EXPECT_EQ(err->code, TableError::Mismatch) << err->message;
+    auto t = TableFile::open(f);
+    ASSERT_TRUE(t);  // the structure is fine: only the class is wrong
+    EXPECT_FALSE((*t)->check_against(*v));
+    EXPECT_FALSE((*t)->index(*v));
+    auto tbl = Tablebase::open(d.path);
+    ASSERT_TRUE(tbl);
+    auto p = parse_position("oware 1,1,1,0,0,0/1,1,1,0,0,0 S");
+    EXPECT_FALSE((*tbl)->value(*p->variant, p->position));
+    for (const std::string& cmd : {"probe " + d.path.string() + " \"oware 1,1,1,0,0,0/1,1,1,0,0,0 S\"",
+                                   "info " + d.path.string(), "verify " + d.path.string()}) {
+      const auto r = run(cmd);
+      EXPECT_EQ(r.status, 1) << cmd << " with seeds " << seeds << ": " << r.err;
+      EXPECT_NE(r.err.find(f.filename().string()), std::string::npos) << cmd << ": " << r.err;
+    }
+  }
+}
+
+// Every count and offset checked against the file size before anything is allocated.
+TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
+  TempDir d;
+  const VariantPtr v = variant("oware");
+  const ClassKey key{0, 9};  // 167,596 positions: 3 blocks
+  std::vector<std::uint8_t> values(ClassIndex(*v, key).size());
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint8_t>(i % 5);
+  const fs::path f = d.path / table_file_name(v->name(), key);
+  ASSERT_TRUE(write_table(f, *v, key, values, 1));
+  const auto good = read_bytes(f);
+  tb::Layout l;
+  ASSERT_TRUE(tb::layout(good, l));
+  ASSERT_EQ(l.blocks, 3u);
+  struct Edit {
+    const char* what;
+    std::function<void(std::vector<std::uint8_t>&)> apply;
+  };
+  const std::vector<Edit> edits = {
+      {"blocks 2^32-1", [](auto& b) { tb::put32(b, tb::kBlocks, 0xFFFFFFFFu); }},
+      {"positions 2^63", [](auto& b) { tb::put64(b, tb::kPositions, 1ull << 63); }},
+      {"positions 2^64-1 with matching blocks",
+       [](auto& b) {
+         tb::put64(b, tb::kPositions, ~0ull);
+         tb::put32(b, tb::kBlockPositions, kMaxBlockPositions);
+       }},
+      {"block positions 0", [](auto& b) { tb::put32(b, tb::kBlockPositions, 0); }},
+      {"block positions 2^31", [](auto& b) { tb::put32(b, tb::kBlockPositions, 0x80000000u); }},
+      {"header length 2^32-1", [](auto& b) { tb::put32(b, tb::kHeaderBytes, 0xFFFFFFFFu); }},
+      {"variant name length 65535", [](auto& b) { tb::put(b, tb::kVariantBytes, 2, 0xFFFF); }},
+      {"value width 7", [](auto& b) { tb::put32(b, tb::kValueWidth, 7); }},
+      {"position list of 2^60 without bytes", [](auto& b) { tb::put64(b, tb::kListSize, 1ull << 60); }},
+      {"position list bytes 2^64-1", [](auto& b) {
+         tb::put64(b, tb::kListSize, tb::get64(b, tb::kPositions));
+         tb::put64(b, tb::kListBytes, ~0ull);
+       }},
+      {"decreasing block offsets", [&](auto& b) {
+         const auto o1 = tb::get64(b, l.offsets + 8), o2 = tb::get64(b, l.offsets + 16);
+         tb::put64(b, l.offsets + 8, o2);
+         tb::put64(b, l.offsets + 16, o1);
+       }},
+      {"first offset not 0", [&](auto& b) { tb::put64(b, l.offsets, 1); }},
+      {"last offset past the end", [&](auto& b) { tb::put64(b, l.offsets + 24, ~0ull - 3); }},
+      {"reserved field set", [](auto& b) { tb::put32(b, tb::kReserved, 1); }},
+  };
+  for (const Edit& e : edits) {
+    auto b = good;
+    e.apply(b);
+    tb::fix_checksums(b);
+    write_bytes(f, b);
+    auto t = TableFile::open(f);
+    ASSERT_FALSE(t) << e.what;
+    EXPECT_EQ(t.error().code, TableError::Corrupt) << e.what << ": " << t.error().message;
+    EXPECT_NE(t.error().message.find(f.string()), std::string::npos) << e.what << ": " << t.error().message;
+  }
+  // Through the C API, decreasing offsets are a corrupt table, not an internal error.
+  {
+    auto b = good;
+    edits[10].apply(b);
+    tb::fix_checksums(b);
+    write_bytes(f, b);
+    mtb_tables* h = nullptr;
+    ASSERT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
+    int value = 0, plies = 0;
+    const std::string pos = format_position(*v, ClassIndex(*v, key).unrank(5), Side::South);
+    EXPECT_EQ(mtb_value(h, pos.c_str(), &value, &plies), MTB_ERR_CORRUPT) << mtb_last_error(h);
+    EXPECT_NE(std::string(mtb_last_error(h)).find(f.filename().string()), std::string::npos);
+    mtb_close(h);
+  }
+  // A block whose zstd frame says it holds another number of values.
+  {
+    auto b = good;
+    const std::uint64_t at = l.data + tb::get64(b, l.offsets + 16);
+    // Swap blocks 1 and 2's content: sizes differ (the last block is shorter).
+    const std::uint64_t o1 = tb::get64(b, l.offsets + 8), o2 = tb::get64(b, l.offsets + 16), o3 = tb::get64(b, l.offsets + 24);
+    std::vector<std::uint8_t> b1(b.begin() + static_cast<long>(l.data + o1), b.begin() + static_cast<long>(l.data + o2));
+    std::vector<std::uint8_t> b2(b.begin() + static_cast<long>(at), b.begin() + static_cast<long>(l.data + o3));
+    std::copy(b2.begin(), b2.end(), b.begin() + static_cast<long>(l.data + o1));
+    std::copy(b1.begin(), b1.end(), b.begin() + static_cast<long>(l.data + o1 + b2.size()));
+    tb::put64(b, l.offsets + 16, o1 + b2.size());
+    tb::fix_checksums(b);
+    write_bytes(f, b);
+    auto t = TableFile::open(f, *v, key);
+    ASSERT_TRUE(t) << t.error().message;
+    auto all = (*t)->read_all();
+    ASSERT_FALSE(all);
+    EXPECT_EQ(all.error().code, TableError::Corrupt) << all.error().message;
+  }
+}
+
+TEST(Hostile, PositionListsAreValidated) {
+  const Index full = 1000;
+  auto decode = [&](const std::string& raw, std::uint64_t count) {
+    return decode_position_list(reinterpret_cast<const unsigned char*>(raw.data()), raw.size(), count, full);
+  };
+  EXPECT_EQ(*decode(varint(0) + varint(3) + varint(996), 3), (std::vector<Index>{0, 3, 999}));
+  EXPECT_TRUE(decode("", 0));
+  // Overlong varint (would shift by 70), a 64-bit overflow, a superfluous zero byte.
+  EXPECT_NE(decode(std::string(10, '\x80') + '\x01', 1).error().find("more than 64 bits"), std::string::npos);
+  EXPECT_NE(decode(std::string(9, '\xff') + '\x02', 1).error().find("more than 64 bits"), std::string::npos);
+  EXPECT_NE(decode(std::string("\x85\x00", 2), 1).error().find("superfluous"), std::string::npos);
+  // Not strictly increasing: a repeated rank; a difference that wraps round 2^64
+  // (an unsorted list in unsigned differences).
+  EXPECT_NE(decode(varint(5) + varint(0), 2).error().find("strictly increasing"), std::string::npos);
+  EXPECT_FALSE(decode(varint(10) + varint(~Index{0} - 4), 2));
+  // Outside the class, too many, too few, cut inside a number.
+  EXPECT_NE(decode(varint(1000), 1).error().find("outside the class"), std::string::npos);
+  EXPECT_NE(decode(varint(1) + varint(1), 1).error().find("more than"), std::string::npos);
+  EXPECT_NE(decode(varint(1), 2).error().find("holds 1 positions"), std::string::npos);
+  EXPECT_NE(decode("\x81", 1).error().find("ends inside"), std::string::npos);
+  // Encoding round trip.
+  const std::vector<Index> ranks{0, 1, 127, 128, 16383, 16384, (1ull << 35) + 7};
+  const std::string raw = encode_position_list(ranks);
+  EXPECT_EQ(*decode_position_list(reinterpret_cast<const unsigned char*>(raw.data()), raw.size(), ranks.size(), 1ull << 36),
+            ranks);
+}
+
+// In a table file: each bad list is Corrupt, and probing never answers a value the
+// intact table would not.
+TEST(Hostile, BadPositionListsInATableAreCorrupt) {
+  TempDir d;
+  std::vector<Index> list;
+  const fs::path f = subset_table(d.path, list);
+  const VariantPtr v = variant("oware");
+  const ClassKey key{0, 6};
+  ASSERT_FALSE(first_error(f, *v, key)) << first_error(f, *v, key)->message;
+  const Index full = ClassIndex(*v, key).size();
+  // The intact table's answers for a few positions.
+  const auto good = read_bytes(f);
+  auto intact = Tablebase::open(d.path);
+  ASSERT_TRUE(intact);
+  std::vector<Position> probes;
+  for (Index r = 0; r < full; r += 41) probes.push_back(ClassIndex(*v, key).unrank(r));
+  std::vector<std::optional<Value>> want;
+  for (const Position& p : probes) {
+    auto x = (*intact)->value(*v, p);
+    want.push_back(x ? std::optional<Value>(*x) : std::nullopt);
+  }
+  // Lists of the right length that break one rule each.
+  std::string unsorted = varint(list[1]) + varint(list[0] + (~Index{0} - list[1]) + 1);  // ranks list[1], list[0]
+  std::string duplicate = varint(list[0]) + varint(0);
+  std::string outside = varint(full);
+  std::string overlong = std::string(10, '\x80') + '\x01';
+  std::string tail;
+  for (std::size_t i = 2; i < list.size(); ++i) tail += varint(list[i] - list[i - 1]);
+  for (const auto& [what, head] : std::vector<std::pair<std::string, std::string>>{
+           {"unsorted", unsorted}, {"duplicate", duplicate}, {"outside", outside + varint(3)}, {"overlong", overlong + varint(3)}}) {
+    write_bytes(f, good);
+    replace_list(f, head + tail);
+    const auto err = first_error(f, *v, key);
+    ASSERT_TRUE(err) << what;
+    EXPECT_EQ(err->code, TableError::Corrupt) << what << ": " << err->message;
+    EXPECT_NE(err->message.find("position list"), std::string::npos) << err->message;
+    auto tbl = Tablebase::open(d.path);
+    for (std::size_t i = 0; i < probes.size(); ++i) {
+      auto x = (*tbl)->value(*v, probes[i]);
+      if (x) {
+        EXPECT_EQ(std::optional<Value>(*x), want[i]) << what << ": a wrong value";
+      }
+    }
+  }
+  // The list of another length than the header says.
+  write_bytes(f, good);
+  replace_list(f, encode_position_list(std::vector<Index>(list.begin(), list.end() - 1)));
+  ASSERT_TRUE(first_error(f, *v, key));
+}
+
+// `: > DIR/oware.2000000000.0000000000000000.mtb` made verify run for minutes.
+TEST(Hostile, ImpossibleFileNamesAreIgnoredLoudly) {
+  TempDir d;
+  gen("oware", 4, d.path);
+  for (const std::string name :
+       {"oware.2000000000.0000000000000000.mtb", "oware.49.0000000000000000.mtb", "oware.3.ff00000000000000.mtb",
+        "oware.3.00000000000000.mtb", "oware.-3.0000000000000000.mtb", "nosuchgame.3.0000000000000000.mtb",
+        "kalah.3.0000000000000000.mtb", "oware.03.0000000000000000.mtb", "x.mtb", "oware..mtb"})
+    std::ofstream(d.path / name).flush();
+  auto tbl = Tablebase::open(d.path);
+  ASSERT_TRUE(tbl);
+  EXPECT_EQ((*tbl)->ignored().size(), 10u);
+  EXPECT_EQ((*tbl)->classes("oware").size(), 5u);
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = run("verify " + d.path.string());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(60));  // was minutes and gigabytes
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("ignored oware.2000000000.0000000000000000.mtb"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("2000000000 seeds, oware has 48"), std::string::npos) << r.err;
+  const auto i = run("info " + d.path.string());
+  EXPECT_EQ(i.status, 1);
+  EXPECT_NE(i.err.find("warning: ignored"), std::string::npos) << i.err;
+  // Only bad names: verify says so, non-zero.
+  TempDir e;
+  std::ofstream(e.path / "oware.2000000000.0000000000000000.mtb").flush();
+  const auto only = run("verify " + e.path.string());
+  EXPECT_NE(only.status, 0);
+  EXPECT_NE(only.err.find("ignored"), std::string::npos) << only.err;
+}
+
+TEST(Hostile, InfoFailsOnUnreadableFiles) {
+  TempDir d;
+  ASSERT_EQ(run("generate oware --max-seeds 5 --out " + d.path.string()).status, 0);
+  EXPECT_EQ(run("info " + d.path.string()).status, 0);
+  const fs::path f = d.path / table_file_name("oware", ClassKey{0, 3});
+  auto b = slurp(f);
+  b.resize(b.size() / 2);
+  spit(f, b);
+  const auto r = run("info " + d.path.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find(f.filename().string()), std::string::npos) << r.err;
+  // A block that is unreadable only shows when values are read (--stats).
+  gen("oware", 5, d.path);  // repairs class 3
+  auto c = slurp(f);
+  c[c.size() - 2] ^= 1;
+  spit(f, c);
+  EXPECT_EQ(run("info " + d.path.string()).status, 0);
+  EXPECT_EQ(run("info " + d.path.string() + " --stats").status, 1);
+}
+
+TEST(Hostile, VerifyReportsAClassMissingInTheMiddle) {
+  TempDir d;
+  ASSERT_EQ(run("generate oware --max-seeds 7 --out " + d.path.string()).status, 0);
+  ASSERT_EQ(run("verify " + d.path.string()).status, 0);
+  // Oware captures at least 2 seeds: no class-6 position has a child in class 5, so
+  // only the gap check sees that class 5 is missing.
+  fs::remove(d.path / table_file_name("oware", ClassKey{0, 5}));
+  const auto r = run("verify " + d.path.string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("class 5 is missing"), std::string::npos) << r.err;
+}
+
+TEST(Hostile, ASecondGenerateIsLockedOut) {
+  TempDir d;
+  auto first = FolderLock::acquire(d.path / "tb");
+  ASSERT_TRUE(first) << first.error().message;
+  EXPECT_TRUE(fs::exists(d.path / "tb" / kLockFileName));
+  auto second = FolderLock::acquire(d.path / "tb");
+  ASSERT_FALSE(second);
+  EXPECT_NE(second.error().message.find("in use by another generate (process " + std::to_string(getpid()) + ")"),
+            std::string::npos)
+      << second.error().message;
+  const auto r = run("generate oware --max-seeds 3 --out " + (d.path / "tb").string());
+  EXPECT_EQ(r.status, 1);
+  EXPECT_NE(r.err.find("in use by another generate"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(d.path / "tb" / table_file_name("oware", ClassKey{0, 0})));
+  { auto gone = std::move(*first); }
+  EXPECT_FALSE(fs::exists(d.path / "tb" / kLockFileName));
+  EXPECT_EQ(run("generate oware --max-seeds 3 --out " + (d.path / "tb").string()).status, 0);
+  EXPECT_FALSE(fs::exists(d.path / "tb" / kLockFileName));
+  // A lock file left by a killed generate (no process holds it) does not block.
+  std::ofstream(d.path / "tb" / kLockFileName) << "999999\n";
+  EXPECT_EQ(run("generate oware --max-seeds 4 --out " + (d.path / "tb").string()).status, 0);
+}
+
+TEST(Hostile, WriteErrorsAreReported) {
+  TempDir d;
+  const VariantPtr v = variant("oware");
+  auto w = write_table(d.path / "no" / "such" / "folder" / "x.mtb", *v, ClassKey{0, 1}, std::vector<std::uint8_t>(12), 1);
+  ASSERT_FALSE(w);
+  EXPECT_EQ(w.error().code, TableError::Io);
+  EXPECT_NE(w.error().message.find("cannot create"), std::string::npos) << w.error().message;
+}
