@@ -5,8 +5,11 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <bit>
+#include <cstdlib>
 #include <chrono>
 #include <climits>
 #include <cstring>
@@ -81,14 +84,19 @@ class TranspositionTable {
   static constexpr int kWays = 4;
   static constexpr std::uint64_t kMinBytes = 1ull << 20;
 
+  // In 2 MiB-aligned memory, with transparent huge pages asked for: a probe then
+  // misses the cache but rarely the TLB.
   bool allocate(std::uint64_t bytes) {
     std::uint64_t buckets = 1;
     while (buckets * 2 * sizeof(Bucket) <= bytes) buckets *= 2;
-    try {
-      buckets_.reset(new Bucket[buckets]());
-    } catch (const std::bad_alloc&) {
-      return false;
-    }
+    constexpr std::size_t kHuge = 2u << 20;
+    const std::size_t size = (buckets * sizeof(Bucket) + kHuge - 1) / kHuge * kHuge;
+    void* mem = std::aligned_alloc(kHuge, size);
+    if (!mem) return false;
+#ifdef MADV_HUGEPAGE
+    madvise(mem, size, MADV_HUGEPAGE);
+#endif
+    buckets_.reset(new (mem) Bucket[buckets]());
     mask_ = buckets - 1;
     return true;
   }
@@ -158,13 +166,17 @@ class TranspositionTable {
     Entry way[kWays];
   };
   static_assert(sizeof(Bucket) == 64);
-  std::unique_ptr<Bucket[]> buckets_;
+  struct Free {
+    void operator()(Bucket* b) const { std::free(b); }  // Bucket is trivially destructible
+  };
+  std::unique_ptr<Bucket[], Free> buckets_;
   std::uint64_t mask_ = 0;
   int generation_ = 1;
 };
 
 // A class of the tables, its blocks decompressed on first use (a search touches few
-// positions of the large classes).
+// positions of the large classes) into one array of the whole class (huge pages asked
+// for: table reads are random).
 struct TableSlot {
   std::once_flag once;
   std::shared_ptr<TableFile> file;
@@ -172,9 +184,12 @@ struct TableSlot {
   std::optional<SearchError> error;
   std::uint64_t block_positions = 1;
   int width = 1;
-  std::unique_ptr<std::atomic<const std::uint8_t*>[]> blocks;
+  std::unique_ptr<std::atomic<bool>[]> loaded;  // per block
+  struct Free {
+    void operator()(std::uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<std::uint8_t[], Free> values;
   std::mutex mu;
-  std::vector<std::vector<std::uint8_t>> owned;
 };
 
 struct Abort {};
@@ -214,6 +229,8 @@ struct Searcher::Impl {
   bool secures_one = false;  // the mover always stores a seed (Kalah, empty capture)
   std::unordered_map<ClassKey, std::unique_ptr<TableSlot>, ClassKeyHash> tables;
   int tables_max = -1;
+  // tables.find(key) of the classes with no marks or flags, by seeds.
+  std::vector<std::unordered_map<ClassKey, std::unique_ptr<TableSlot>, ClassKeyHash>::iterator> plain_tables;
   TranspositionTable tt;
   // Exact values of positions solved by region_solve: by class rank, or whole
   // positions when the class does not index them. Bounded with the region by tt_bytes.
@@ -268,8 +285,8 @@ struct Searcher::Impl {
 
   // Exact value of p from the tables, nullopt if its class is not tabled or p not indexed.
   std::optional<int> table_value(Ctx& c, const Position& p, const ClassKey& key) {
-    if (tables_max < 0 || !variant->tabled(p)) return std::nullopt;
-    const auto it = tables.find(key);
+    if (tables_max < 0 || key.seeds > tables_max || !variant->tabled(p)) return std::nullopt;
+    const auto it = key.state == 0 ? plain_tables[static_cast<std::size_t>(key.seeds)] : tables.find(key);
     if (it == tables.end()) {
       if (key.seeds <= tables_max) {
         const std::string dir = opt.tables->dir().string();
@@ -296,27 +313,34 @@ struct Searcher::Impl {
       const TableHeader& h = (*t)->header();
       slot.block_positions = h.block_positions;
       slot.width = static_cast<int>(h.value_width);
-      slot.blocks.reset(new std::atomic<const std::uint8_t*>[h.blocks()]());
-      slot.owned.reserve(h.blocks());
+      slot.loaded.reset(new std::atomic<bool>[h.blocks()]());
+      constexpr std::size_t kHuge = 2u << 20;
+      const std::size_t bytes = (static_cast<std::size_t>(h.positions) * h.value_width + kHuge - 1) / kHuge * kHuge;
+      slot.values.reset(static_cast<std::uint8_t*>(std::aligned_alloc(kHuge, std::max(bytes, kHuge))));
+      if (!slot.values) {
+        slot.error = SearchError{SearchError::TableTooSmall, "out of memory for the table of class " + to_string(key, variant->pits())};
+        return;
+      }
+#ifdef MADV_HUGEPAGE
+      madvise(slot.values.get(), std::max(bytes, kHuge), MADV_HUGEPAGE);
+#endif
     });
     if (slot.error) fail(*slot.error);
     if (!slot.index->contains(p)) return std::nullopt;
     const Index rank = slot.index->rank(p);
     const std::size_t b = static_cast<std::size_t>(rank / slot.block_positions);
-    const std::uint8_t* data = slot.blocks[b].load(std::memory_order_acquire);
-    if (!data) {
+    if (!slot.loaded[b].load(std::memory_order_acquire)) {
       std::lock_guard lock(slot.mu);
-      data = slot.blocks[b].load(std::memory_order_acquire);
-      if (!data) {
+      if (!slot.loaded[b].load(std::memory_order_acquire)) {
         auto blk = slot.file->read_block(b);
         if (!blk) fail({SearchError::TableError, blk.error().message});
-        slot.owned.push_back(std::move(*blk));  // reserved: never reallocates
-        data = slot.owned.back().data();
-        slot.blocks[b].store(data, std::memory_order_release);
+        std::memcpy(slot.values.get() + b * slot.block_positions * static_cast<std::size_t>(slot.width), blk->data(), blk->size());
+        slot.loaded[b].store(true, std::memory_order_release);
       }
     }
     ++c.table_hits;
-    const std::size_t at = static_cast<std::size_t>(rank % slot.block_positions) * static_cast<std::size_t>(slot.width);
+    const std::uint8_t* data = slot.values.get();
+    const std::size_t at = static_cast<std::size_t>(rank) * static_cast<std::size_t>(slot.width);
     if (slot.width == 1) return static_cast<std::int8_t>(data[at]);
     return static_cast<Value>(static_cast<std::uint16_t>(data[at] | (data[at + 1] << 8)));
   }
@@ -432,11 +456,13 @@ struct Searcher::Impl {
           lo = apply(ch, ch.same_side ? clo : chi);
           hi = apply(ch, ch.same_side ? chi : clo);
           TTData ce;  // the table only where the seeds leave the move undecided
-          if (lo < beta && hi > alpha && tt.probe(P.hash[i], ce) && ce.usable(child_depth)) {
-            clo = std::max(clo, ce.lo);
-            chi = std::min(chi, ce.hi);
-            lo = apply(ch, ch.same_side ? clo : chi);
-            hi = apply(ch, ch.same_side ? chi : clo);
+          if (lo < beta && hi > alpha && tt.probe(P.hash[i], ce)) {
+            if (ce.usable(child_depth)) {
+              clo = std::max(clo, ce.lo);
+              chi = std::min(chi, ce.hi);
+              lo = apply(ch, ch.same_side ? clo : chi);
+              hi = apply(ch, ch.same_side ? chi : clo);
+            }
           }
         }
       }
@@ -452,7 +478,8 @@ struct Searcher::Impl {
     }
     if (best > alpha) alpha = best;
     // Order: the table's best move, moves again (nearest the store first), then by the
-    // middle of the peeked bounds (the immediate gain when nothing else is known).
+    // middle of the peeked bounds (the child's exact entry in the transposition table,
+    // else the immediate gain).
     auto priority = [&](int i) {
       const Child& ch = P.kids[static_cast<std::size_t>(i)];
       int pr = (i == hint ? 1 << 20 : 0) + (ch.same_side ? (1 << 12) + i : 0) +
@@ -874,6 +901,7 @@ std::expected<std::unique_ptr<Searcher>, SearchError> Searcher::create(VariantPt
       impl->tables.emplace(k, std::make_unique<TableSlot>());
       impl->tables_max = std::max(impl->tables_max, k.seeds);
     }
+    for (int n = 0; n <= impl->tables_max; ++n) impl->plain_tables.push_back(impl->tables.find(ClassKey{0, n}));
   }
   // Cyclic variants: the transposition table is not used; the memory goes to the memo
   // (about 64 bytes an entry) and the region being solved (about 320 bytes a position).

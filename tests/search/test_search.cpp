@@ -270,3 +270,135 @@ TEST(Search, TerminalAndTabledRoots) {
   EXPECT_TRUE(r->moves.empty());
   EXPECT_EQ(r->value, v->terminal_value(over));
 }
+
+// The bounds the Kalah search cuts with (search.cpp): every value has the parity of
+// the seeds on the board, and with the empty capture a position not over is worth at
+// least 2 - seeds (the mover always stores a seed). Checked on every tabled position.
+TEST(Search, KalahBoundsHoldInTheTables) {
+  for (const char* spec : {"kalah:4:empty", "kalah:4:standard"}) {
+    const VariantPtr v = variant(spec);
+    const bool empty = std::string(spec).ends_with("empty");
+    const TableDirs& d = tables_for(spec, 10, 5);
+    const auto tb = open_tables(d.full);
+    std::uint64_t checked = 0, at_floor = 0;
+    for (const ClassKey& k : tb->classes(v->name())) {
+      auto cls = load_class(tb->dir() / table_file_name(v->name(), k), *v, k);
+      ASSERT_TRUE(cls.has_value()) << cls.error().message;
+      for (Index i = 0; i < (*cls)->size(); ++i) {
+        const Position p = (*cls)->index().unrank(i);
+        const int val = (*cls)->get(i);
+        ASSERT_EQ((val - k.seeds) % 2, 0) << format_position(*v, p, Side::South);
+        if (p.seeds_in(0, 4) == 0 || p.seeds_in(4, 8) == 0) continue;
+        if (empty) ASSERT_GE(val, 2 - k.seeds) << format_position(*v, p, Side::South);
+        at_floor += val == 2 - k.seeds;
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 40000u);
+    EXPECT_GT(at_floor, 0u) << spec;  // the floor is tight
+  }
+}
+
+// solve --best-only: the same value as every first move's search, and its move
+// reaches it; with one and two threads (lazy SMP).
+TEST(Search, BestOnlyAgreesWithEveryMove) {
+  for (const char* spec : {"kalah:4:empty", "kalah:4:standard"}) {
+    const VariantPtr v = variant(spec);
+    const TableDirs& d = tables_for(spec, 10, 5);
+    for (int threads : {1, 2}) {
+      SearchOptions all = small_options(), best = small_options();
+      all.tables = best.tables = open_tables(d.part);
+      best.all_moves = false;
+      best.threads = threads;
+      auto sa = Searcher::create(v, all);
+      auto sb = Searcher::create(v, best);
+      ASSERT_TRUE(sa.has_value() && sb.has_value());
+      std::vector<Position> ps = random_positions(*v, 14, 20, 7u);
+      ps.push_back(v->start(3));
+      ps.push_back(v->start(4));
+      for (const Position& p : ps) {
+        auto ra = (*sa)->solve(p);
+        auto rb = (*sb)->solve(p);
+        ASSERT_TRUE(ra.has_value() && rb.has_value());
+        EXPECT_EQ(rb->value, ra->value) << format_position(*v, p, Side::South);
+        ASSERT_EQ(rb->moves.size(), 1u);
+        const auto it = std::find_if(ra->moves.begin(), ra->moves.end(),
+                                     [&](const RootMoveValue& m) { return m.move == rb->moves[0].move; });
+        ASSERT_NE(it, ra->moves.end());
+        EXPECT_EQ(it->value, ra->value) << format_position(*v, p, Side::South);
+        EXPECT_EQ(replay_margin(*v, p, *rb), rb->value);
+      }
+    }
+  }
+}
+
+// Tables of the positions reachable from a root (`generate --from`) serve the search
+// as whole classes do (the loader once failed on them: "wrong number of values").
+TEST(Search, ReachableSetTables) {
+  struct Case {
+    const char* spec;
+    int per_pit;
+  };
+  for (const Case& c : {Case{"kalah:4:empty", 2}, Case{"kalah:3:standard", 3}}) {
+    const VariantPtr v = variant(c.spec);
+    const Position root = v->start(c.per_pit);
+    const fs::path dir = fs::temp_directory_path() / ("mancala_test_search_from_" + std::to_string(::getpid()));
+    fs::remove_all(dir);
+    GenerateOptions g;
+    g.max_seeds = 12;
+    g.out = dir;
+    g.threads = 2;
+    ASSERT_TRUE(generate_reachable(*v, root, g).has_value());
+    SearchOptions o = small_options();
+    o.tables = open_tables(dir);
+    auto with = solve_position(v, root, o);
+    ASSERT_TRUE(with.has_value()) << with.error().message;
+    EXPECT_GT(with->table_hits, 0u);
+    const TableDirs& d = tables_for(c.spec, 10, 5);
+    SearchOptions o2 = small_options();
+    o2.tables = open_tables(d.full);
+    auto ref = solve_position(v, root, o2);
+    ASSERT_TRUE(ref.has_value()) << ref.error().message;
+    EXPECT_EQ(with->value, ref->value) << c.spec;
+    ASSERT_EQ(with->moves.size(), ref->moves.size());
+    for (std::size_t i = 0; i < ref->moves.size(); ++i) EXPECT_EQ(with->moves[i].value, ref->moves[i].value);
+    fs::remove_all(dir);
+  }
+}
+
+// Tables made on the spot (solve without --tables): whole classes when few, else the
+// reachable set, else a Limit error; the values equal the search's without tables.
+TEST(Search, SmallTablesMadeOnTheSpot) {
+  const fs::path dir = fs::temp_directory_path() / ("mancala_test_search_small_" + std::to_string(::getpid()));
+  struct Case {
+    const char* spec;
+    int per_pit;
+    std::uint64_t max_positions;
+    const char* how;
+  };
+  for (const Case& c : {Case{"kalah:3:empty", 3, 1'000'000, "every class"}, Case{"kalah:3:empty", 3, 50'000, "reachable"},
+                        Case{"oware", 1, 3'000'000, "every class"}}) {
+    const VariantPtr v = variant(c.spec);
+    const Position root = v->start(c.per_pit);
+    fs::remove_all(dir);
+    auto made = make_small_tables(*v, root, dir, c.max_positions, 2);
+    ASSERT_TRUE(made.has_value()) << made.error().message;
+    EXPECT_NE(made->how.find(c.how), std::string::npos) << made->how;
+    SearchOptions o = small_options();
+    o.tables = made->tables;
+    auto with = solve_position(v, root, o);
+    ASSERT_TRUE(with.has_value()) << with.error().message;
+    if (std::string(c.spec) != "oware") {
+      auto without = solve_position(v, root, small_options());
+      ASSERT_TRUE(without.has_value());
+      EXPECT_EQ(with->value, without->value) << c.spec;
+    } else {
+      EXPECT_EQ(with->value, 0);  // Oware 1 seed per pit: a draw (results/start-positions.md)
+    }
+  }
+  fs::remove_all(dir);
+  auto too_big = make_small_tables(*variant("kalah:6:empty"), variant("kalah:6:empty")->start(4), dir, 1000, 2);
+  ASSERT_FALSE(too_big.has_value());
+  EXPECT_EQ(too_big.error().code, SearchError::Limit);
+  fs::remove_all(dir);
+}

@@ -379,7 +379,7 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
               "Kalah: the value and one best move only (every first move's exact value costs a search per move)");
   c->add_option("--guess-depth", a->guess_depth,
                 "Kalah: MTD(f)'s first guess and move order from depth-limited searches of 3, 6, ... D plies "
-                "(default 24; 0: none)")
+                "(default 21; 0: none)")
       ->check(CLI::Range(0, 200));
   c->add_option("--max-plies", a->max_plies,
                 "win/loss games (imbelece): prove a forced win or loss within D plies by depth-bounded "

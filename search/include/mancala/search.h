@@ -104,7 +104,7 @@ struct SearchOptions {
   bool all_moves = true;
   // Kalah: MTD(f)'s first guess by iterative deepening, depth-limited MTD(f) at 3, 6,
   // ... plies up to this many (0: guess 0).
-  int guess_depth = 24;
+  int guess_depth = 21;
   std::function<void(const SearchProgress&)> progress;  // serialised; the core never prints
   const std::atomic<bool>* cancel = nullptr;
 };
