@@ -19,8 +19,8 @@
  * until the thread ends; copy the text to keep it longer. Closing a handle does not
  * invalidate it.
  *
- * Linking: cc -std=c99 engine.c -lmancala_probe (the shared library carries its C++,
- * zstd and Boost dependencies), or pkg-config --cflags --libs mancala_probe, or
+ * Linking: cc -std=c99 engine.c -lmancala_probe (the shared library carries its C++
+ * and zstd dependencies), or pkg-config --cflags --libs mancala_probe, or
  * find_package(mancala) and the target mancala::probe_c in CMake.
  *
  * Thread-safety: mtb_probe and mtb_value may be called concurrently on one handle;
