@@ -60,4 +60,16 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig
 check "pkg-config mancala_probe" "$work/pkgconfig_c"
 [ "$(pkg-config --modversion mancala_probe)" = "$("$prefix/bin/mancala-tb" --version | cut -d' ' -f2)" ] \
   || { echo "FAIL: pkg-config version differs from mancala-tb --version"; status=1; }
+
+# 4. the installed Python module (when built), found through PYTHONPATH alone: its
+#    RUNPATH must lead to the installed libmancala_tb.
+module=$(find "$prefix" -name 'mancala_tb*.so' | head -1)
+python=$(sed -n 's/^MANCALA_PYTHON:FILEPATH=//p' "$build/CMakeCache.txt")
+if [ -n "$module" ] && [ -n "$python" ]; then
+  got=$(env -u LD_LIBRARY_PATH PYTHONPATH="$(dirname "$module")" "$python" -c \
+        'import sys, mancala_tb; r = mancala_tb.open(sys.argv[1]).probe(sys.argv[2]); print(r.value, len(r.moves))' \
+        "$tables" "$pos") || got="import failed"
+  if [ "$got" = "$want" ]; then echo "ok   installed Python module: value and move count $got"
+  else echo "FAIL installed Python module: got '$got', want '$want'"; status=1; fi
+fi
 exit $status
