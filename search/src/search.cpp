@@ -242,6 +242,8 @@ struct Searcher::Impl {
   static constexpr std::uint64_t kRegionBytes = 320, kMemoBytes = 64;  // measured, see region_solve
 
   std::atomic<std::uint64_t> nodes{0}, table_hits{0};
+  std::atomic<int> root_lo{-kInf}, root_hi{kInf};
+  const Position* root_position = nullptr;  // MTD(f)'s proven bounds of the position solved
   std::atomic<bool> aborting{false};
   std::mutex mu;  // error, progress
   std::optional<SearchError> error;
@@ -251,6 +253,9 @@ struct Searcher::Impl {
   void fail(SearchError e) {
     {
       std::lock_guard lock(mu);
+      const int lo = root_lo.load(), hi = root_hi.load();
+      if (e.code == SearchError::Limit && lo > -kInf && lo < hi)
+        e.message += "; proven so far: the value is in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
       if (!error) error = std::move(e);
     }
     aborting.store(true);
@@ -526,6 +531,10 @@ struct Searcher::Impl {
       const int r = search(c, q, gamma - 1, gamma, depth, 0);
       if (r >= gamma) lo = std::max(lo, r);
       else hi = std::min(hi, r);
+      if (depth == kExactDepth && &q == root_position) {
+        root_lo = std::max(root_lo.load(), lo);
+        root_hi = std::min(root_hi.load(), hi);
+      }
       guess = r;
       if (opt.progress && depth == kExactDepth)
         report([&](SearchProgress& s) {
@@ -856,7 +865,10 @@ struct Searcher::Impl {
     return error;
   }
 
-  void begin() {
+  void begin(const Position* root = nullptr) {
+    root_position = root;
+    root_lo = -kInf;
+    root_hi = kInf;
     nodes = 0;
     table_hits = 0;
     aborting = false;
@@ -913,7 +925,7 @@ std::expected<std::unique_ptr<Searcher>, SearchError> Searcher::create(VariantPt
 std::expected<Value, SearchError> Searcher::value(const Position& p) {
   Impl& s = *impl_;
   if (auto e = s.check(p)) return std::unexpected(*e);
-  s.begin();
+  s.begin(&p);
   int v = 0;
   Ctx c;
   if (auto e = s.guarded([&] { v = s.solve_one(c, p, "position"); })) return std::unexpected(*e);
@@ -923,7 +935,7 @@ std::expected<Value, SearchError> Searcher::value(const Position& p) {
 std::expected<SearchResult, SearchError> Searcher::solve(const Position& p) {
   Impl& s = *impl_;
   if (auto e = s.check(p)) return std::unexpected(*e);
-  s.begin();
+  s.begin(&p);
   SearchResult out;
   std::vector<Child> kids;
   s.variant->children(p, kids);
