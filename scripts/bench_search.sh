@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 B=${1:-build}/tools/mancala-tb
 T=${2:-/tmp/large/kalah_6_empty}
 TT=${3:-256}
+LIMIT=${TIME_LIMIT:-0}  # seconds per run, 0 = none
 OUT=results/raw
 mkdir -p "$OUT"
 if [ ! -f "$T/kalah_6_empty.20.0000000000000000.mtb" ]; then
@@ -22,14 +23,15 @@ for job in "best-t1 --best-only --threads 1" "best-t2 --best-only --threads 2" "
   set -- $job
   name=$1; shift
   log="$OUT/search-kalah64-$name.txt"
-  cmd="$B solve kalah:6:empty --per-pit 4 --tables $T --tt-mb $TT --no-pv $*"
+  cmd="$B solve kalah:6:empty --per-pit 4 --tables $T --tt-mb $TT --no-pv --time-limit $LIMIT $*"
   echo "\$ $cmd" > "$log"
-  /usr/bin/time -v $cmd >> "$log" 2>&1
+  /usr/bin/time -v $cmd >> "$log" 2>&1 || true
   wall=$(grep -o 'Elapsed (wall clock) time (h:mm:ss or m:ss): .*' "$log" | awk '{print $NF}' |
          awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
   cpu=$(awk '/User time|System time/ { s += $NF } END { print s }' "$log")
-  nodes=$(grep -o '[0-9]* positions searched' "$log" | awk '{print $1}')
+  nodes=$(grep -o '[0-9]* positions searched' "$log" | head -1 | awk '{print $1}' || true)
   mem=$(awk '/Maximum resident/ { printf "%.0f", $NF / 1024 }' "$log")
-  value=$(grep -m1 '^  value' "$log" | awk '{print $2}')
+  value=$(grep -m1 '^  value' "$log" | awk '{print $2}' || true)
+  [ -n "$value" ] || value="(stopped: see $log)"
   printf '%-28s %8s %8s %12s %9s  %s\n' "kalah(6,4) $name" "$wall" "$cpu" "$nodes" "$mem" "$value"
 done
