@@ -227,6 +227,7 @@ struct Searcher::Impl {
   bool may_repeat = true;
   bool parity = false;  // values have the parity of the seeds on the board (Kalah)
   bool secures_one = false;  // the mover always stores a seed (Kalah, empty capture)
+  int split_threads = 1;     // > 1: the root's moves are shared among threads (split_root)
   std::unordered_map<ClassKey, std::unique_ptr<TableSlot>, ClassKeyHash> tables;
   int tables_max = -1;
   // tables.find(key) of the classes with no marks or flags, by seeds.
@@ -494,6 +495,12 @@ struct Searcher::Impl {
     };
     std::stable_sort(P.order.begin(), P.order.end(), [&](int a, int b) { return priority(a) > priority(b); });
     for (std::size_t j = 0; j < P.order.size(); ++j) {
+      if (j == 1 && ply == 0 && split_threads > 1 && best < beta) {
+        // Root split: the first move searched alone, the others shared among the
+        // threads (each with its own state); a cut-off stops the rest.
+        split_root(P, j, alpha, beta, child_depth, best, best_i, upper);
+        break;
+      }
       const int i = P.order[j];  // P stays valid: deeper plies are added at the deque's end
       Ply& Q = P;
       const std::size_t u = static_cast<std::size_t>(i);
@@ -512,6 +519,54 @@ struct Searcher::Impl {
       if (best > alpha) alpha = best;
     }
     return finish(best >= beta || best > alpha0 ? best : std::max(best, upper));
+  }
+
+  // The moves P.order[from..] of the root searched in parallel with the window
+  // (alpha, beta) (alpha as it stands: the tasks do not raise it), results folded into
+  // best / best_i / upper as the serial loop does.
+  void split_root(Ply& P, std::size_t from, int alpha, int beta, int child_depth, int& best, int& best_i, int& upper) {
+    std::atomic<bool> cut{false};
+    std::mutex fold;
+    bool aborted = false;
+    tbb::parallel_for(
+        tbb::blocked_range<std::size_t>(from, P.order.size(), 1),
+        [&](const tbb::blocked_range<std::size_t>& r) {
+          for (std::size_t j = r.begin(); j != r.end(); ++j) {
+            const int i = P.order[j];
+            const std::size_t u = static_cast<std::size_t>(i);
+            if (cut.load()) return;
+            if (P.hi[u] <= alpha) {
+              std::lock_guard lock(fold);
+              upper = std::max(upper, P.hi[u]);
+              continue;
+            }
+            Ctx t;
+            t.stop = &cut;
+            int w = 0;
+            bool done = false;
+            try {
+              const Child& ch = P.kids[u];
+              const auto [ca, cb] = child_window(ch, alpha, beta);
+              w = std::clamp(apply(ch, search(t, ch.next, ca, cb, child_depth, 1)), P.lo[u], P.hi[u]);
+              done = true;
+            } catch (const Abort&) {
+            }
+            nodes += t.nodes - t.flushed;
+            table_hits += t.table_hits;
+            std::lock_guard lock(fold);
+            if (!done) {
+              if (!cut.load()) aborted = true;  // the whole search stops (error, limit, cancel)
+              continue;
+            }
+            if (w > best) {
+              best = w;
+              best_i = i;
+            }
+            if (best >= beta) cut = true;
+          }
+        },
+        tbb::simple_partitioner());
+    if (aborted) throw Abort{};
   }
 
   // MTD(f) at depth `depth`: the (depth-limited) value of q, from a first guess.
@@ -956,34 +1011,20 @@ std::expected<SearchResult, SearchError> Searcher::solve(const Position& p) {
   };
 
   if (!s.may_repeat && !kids.empty()) {
-    // Kalah: the value first, by MTD(f) with helpers (lazy SMP: every thread runs the
-    // same MTD(f) over the shared transposition table, the helpers with their own move
-    // order near the root; the first to finish stops the others), then a best move.
-    std::atomic<bool> stop{false};
+    // Kalah: the value first, by MTD(f); with several threads every search of the root
+    // shares its moves after the first among them (split_root).
     std::atomic<int> root_value{0};
-    std::vector<Ctx> ctx(static_cast<std::size_t>(std::max(1, threads)));
-    auto run = [&](std::size_t t) {
-      Ctx& c = ctx[t];
-      c.helper = static_cast<int>(t);
-      c.stop = &stop;
-      s.guarded([&] {
-        const int v = s.kalah_value(c, p, "position");
-        if (!stop.exchange(true)) root_value = v;
-      });
-      absorb(c);
-    };
-    if (ctx.size() == 1) {
-      run(0);
+    Ctx main;
+    s.split_threads = std::max(1, threads);
+    auto run = [&] { s.guarded([&] { root_value = s.kalah_value(main, p, "position"); }); };
+    if (threads <= 1) {
+      run();
     } else {
-      tbb::task_arena arena(static_cast<int>(ctx.size()));
-      arena.execute([&] {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, ctx.size(), 1),
-                          [&](const tbb::blocked_range<std::size_t>& r) {
-                            for (std::size_t t = r.begin(); t != r.end(); ++t) run(t);
-                          },
-                          tbb::simple_partitioner());
-      });
+      tbb::task_arena arena(threads);
+      arena.execute(run);
     }
+    s.split_threads = 1;
+    absorb(main);
     if (auto e = failed()) return std::unexpected(*e);
     out.value = static_cast<Value>(root_value.load());
     Ctx c;
