@@ -6,12 +6,13 @@
 #
 # small: every game up to a small seed count (seconds; run by the test suite).
 # large: Oware and Kalah(6) (both capture rules) up to 20 seeds (minutes; a benchmark).
-# TB=path of mancala-tb (default build/tools/mancala-tb), WORK=scratch folder.
+# TB=path of mancala-tb (default build/tools/mancala-tb), WORK=scratch folder (emptied first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-print} set=${2:-small}
 TB=${TB:-build/tools/mancala-tb}
 WORK=${WORK:-$(mktemp -d)}
+rm -rf "$WORK" && mkdir -p "$WORK"
 THREADS=${THREADS:-2}
 case "$set" in
   small) specs=("djenon-aboure 10" "oware 13" "kalah:6:empty 13" "kalah:6:standard 13" "kalah:4:empty 12"

@@ -1,4 +1,5 @@
-// The distributed class loop: resume, solve, gather, write (rank 0), checkpoint.
+// The distributed generation: the class loop of generate.h with the hooks where the
+// ranks meet (solve over all ranks and gather, share a resumed class, the manifest).
 #include <mpi.h>
 
 #include <algorithm>
@@ -7,9 +8,11 @@
 #include <chrono>
 #include <climits>
 #include <cstdio>
+#include <optional>
 #include <system_error>
 
 #include "mancala/cluster.h"
+#include "mancala/reachable.h"
 
 namespace mancala::cluster {
 
@@ -58,7 +61,6 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
   const auto t_start = clock_type::now();
   const bool root = comm.rank() == 0;
   const int K = comm.size();
-  const std::vector<ClassKey> keys = v.classes(opt.max_seeds);
   auto line = [&](const std::string& s) {
     if (root && opt.on_line) opt.on_line(s);
   };
@@ -66,7 +68,20 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
     if (opt.solve.wait) opt.solve.wait(phase);
   };
 
-  // Rank 0 prepares the folder; a problem there stops every rank cleanly.
+  // The classes, in the solving order of `generate` (or of `generate --from`: every
+  // rank enumerates the same reachable set).
+  std::vector<ClassKey> keys;
+  std::optional<ReachableSet> reachable;
+  if (opt.from) {
+    auto set = enumerate_reachable(v, *opt.from, opt.solve.threads, {}, opt.max_positions);
+    if (!set) return std::unexpected(set.error());
+    reachable = std::move(*set);
+    keys = reachable->solving_order(v.pits(), opt.max_seeds);
+  } else {
+    keys = v.solving_order(opt.max_seeds);
+  }
+
+  // Rank 0 checks the folder; a problem there stops every rank cleanly.
   std::string problem;
   const fs::path manifest_file = manifest_path(opt.out, v.name());
   if (root) {
@@ -75,8 +90,7 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
     if (ec) problem = opt.out.string() + ": cannot create folder: " + ec.message();
     for (const auto& e : fs::directory_iterator(opt.out, ec)) {
       const std::string name = e.path().filename().string();
-      if (name.find(".mtb.tmp.") != std::string::npos || name.find(".manifest.tmp.") != std::string::npos)
-        fs::remove(e.path(), ec);
+      if (name.find(".manifest.tmp.") != std::string::npos) fs::remove(e.path(), ec);
     }
     if (problem.empty() && !opt.resume) {
       bool found = fs::exists(manifest_file, ec);
@@ -98,81 +112,71 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
   manifest.classes = static_cast<int>(keys.size());
   ClusterReport rep;
   ClusterStats& st = rep.stats;
-  SolvedClasses solved;
-  const int total = static_cast<int>(keys.size());
   DistributedOptions sopt = opt.solve;
+  const int total = static_cast<int>(keys.size());
+  auto tag = [&](int number, const ClassKey& key) {
+    return "[" + std::to_string(number) + "/" + std::to_string(total) + "] class " + to_string(key, v.pits());
+  };
 
-  for (int n = 0; n < total; ++n) {
-    const ClassKey& key = keys[static_cast<std::size_t>(n)];
-    const std::string file_name = table_file_name(v.name(), key);
-    const fs::path file = opt.out / file_name;
-    const std::string tag = "[" + std::to_string(n + 1) + "/" + std::to_string(total) + "] class " + to_string(key, v.pits());
-    const auto tc = clock_type::now();
-    ManifestClass entry;
-    entry.number = n + 1;
-    entry.key = key;
-    entry.file = file_name;
-
-    // Resume: rank 0 loads a finished class and broadcasts it.
-    int loaded = 0;
-    std::shared_ptr<ClassValues> cls;
-    if (root && opt.resume) {
-      std::error_code ec;
-      if (fs::exists(file, ec)) {
-        auto l = load_class(file, v, key);
-        if (l) {
-          cls = *l;
-          loaded = 1;
-        } else {
-          line(tag + ": " + l.error().message + "; solving the class again");
-        }
-      }
-    }
+  // The class loop of generate.h, with the places where ranks meet.
+  ClassLoopHooks hooks;
+  hooks.writer = root;
+  hooks.solve = [&](int number, const ClassIndex& index, const SolvedClasses& solved, const SolveOptions&,
+                    SolveStats&) -> std::expected<std::shared_ptr<ClassValues>, std::string> {
+    sopt.class_number = number;
+    auto slice = solve_class_distributed(comm, v, index, solved, sopt, st);
+    if (!slice) return std::unexpected("class " + to_string(index.key(), v.pits()) + ": " + slice.error());
+    st.positions += root ? index.size() : 0;
+    return gather_class(comm, v, index, *slice, sopt, st);
+  };
+  hooks.share = [&](std::shared_ptr<ClassValues> loaded, const ClassIndex& index) -> std::shared_ptr<ClassValues> {
+    int have = loaded ? 1 : 0;
     wait("broadcast (resume)");
-    mpi::broadcast(comm, loaded, 0);
-    if (loaded) {
-      if (!root) cls = std::make_shared<ClassValues>(ClassIndex(v, key), v.kind());
-      broadcast_bytes(comm, cls->bytes());
-      wait(nullptr);
-      solved.add(cls);
-      ++rep.classes_loaded;
-      rep.positions += cls->size();
-      if (root) {
-        if (auto d = describe(entry, file, *cls, "loaded"); !d) return std::unexpected(d.error());
-        manifest.done.push_back(entry);
-        if (auto w = write_manifest(manifest_file, manifest); !w) return std::unexpected(w.error());
-        line(tag + ": loaded, " + std::to_string(cls->size()) + " positions");
-      }
-      continue;
+    mpi::broadcast(comm, have, 0);
+    if (have) {
+      if (!root) loaded = std::make_shared<ClassValues>(index, v.kind());
+      broadcast_bytes(comm, loaded->bytes());
     }
     wait(nullptr);
-
-    // Solve over all ranks, then replicate the class on every rank.
-    sopt.class_number = n + 1;
-    auto slice = solve_class_distributed(comm, v, key, solved, sopt, st);
-    if (!slice) return std::unexpected("class " + to_string(key, v.pits()) + ": " + slice.error());
-    cls = gather_class(comm, v, key, *slice, sopt, st);
-    solved.add(cls);
-    ++rep.classes_solved;
-    rep.positions += cls->size();
-    if (root) {
-      st.positions += cls->size();
-      const auto tw = clock_type::now();
-      if (auto w = write_table(file, v, key, cls->bytes(), cls->width(), opt.zstd_level); !w)
-        return std::unexpected(w.error().message);
-      if (auto d = describe(entry, file, *cls, "solved"); !d) return std::unexpected(d.error());
-      const auto width = static_cast<std::uint64_t>(cls->width());
+    return have ? loaded : nullptr;
+  };
+  hooks.finished = [&](int number, const fs::path& file, const ClassValues& cls, bool loaded,
+                       double seconds) -> std::expected<void, std::string> {
+    if (!root) return {};
+    const auto tw = clock_type::now();
+    ManifestClass entry;
+    entry.number = number;
+    entry.key = cls.index().key();
+    entry.file = file.filename().string();
+    if (auto d = describe(entry, file, cls, loaded ? "loaded" : "solved"); !d) return std::unexpected(d.error());
+    if (!loaded) {
+      const auto width = static_cast<std::uint64_t>(cls.width());
       for (int r = 0; r < K; ++r) {
-        const auto [b, e] = chunk(cls->size(), static_cast<std::uint64_t>(K), static_cast<std::uint64_t>(r));
-        entry.slices.push_back({r, b, e, crc32(cls->bytes().data() + b * width, static_cast<std::size_t>((e - b) * width))});
+        const auto [b, e] = chunk(cls.size(), static_cast<std::uint64_t>(K), static_cast<std::uint64_t>(r));
+        entry.slices.push_back({r, b, e, crc32(cls.bytes().data() + b * width, static_cast<std::size_t>((e - b) * width))});
       }
-      manifest.done.push_back(entry);
-      if (auto w = write_manifest(manifest_file, manifest); !w) return std::unexpected(w.error());
-      st.seconds_writing += since(tw);
-      line(tag + ": " + std::to_string(cls->size()) + " positions, " + seconds_text(since(tc)) + ", " +
-           std::to_string(entry.file_bytes) + " bytes");
     }
-  }
+    manifest.done.push_back(entry);
+    if (auto w = write_manifest(manifest_file, manifest); !w) return std::unexpected(w.error());
+    st.seconds_writing += since(tw);
+    if (loaded) line(tag(number, entry.key) + ": loaded, " + std::to_string(cls.size()) + " positions");
+    else
+      line(tag(number, entry.key) + ": " + std::to_string(cls.size()) + " positions, " + seconds_text(seconds) + ", " +
+           std::to_string(entry.file_bytes) + " bytes");
+    return {};
+  };
+  GenerateOptions g;
+  g.max_seeds = opt.max_seeds;
+  g.out = opt.out;
+  g.threads = opt.solve.threads;
+  g.method = opt.solve.method;
+  g.zstd_level = opt.zstd_level;
+  SolvedClasses solved;
+  auto done = generate_classes(v, keys, g, solved, reachable ? &reachable->classes : nullptr, hooks);
+  if (!done) return std::unexpected(done.error());
+  rep.classes_solved = done->classes_solved;
+  rep.classes_loaded = done->classes_loaded;
+  rep.positions = done->positions;
   if (root) {
     manifest.complete = true;
     if (auto w = write_manifest(manifest_file, manifest); !w) return std::unexpected(w.error());

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "mancala/cluster.h"
+#include "mancala/notation.h"
 #include "mancala/version.h"
 
 namespace {
@@ -81,7 +82,12 @@ std::variant<Command, int> parse(int argc, char** argv) {
   app.set_version_flag("--version", std::string("mancala-tb-mpi ") + MANCALA_VERSION_STRING);
   app.require_subcommand(1);
   auto* gen = app.add_subcommand("generate", "solve and write every class of VARIANT up to --max-seeds");
-  gen->add_option("VARIANT", c.variant, "game, e.g. oware, djenon-aboure, kalah:4:empty")->required();
+  std::string from;
+  gen->add_option("VARIANT", c.variant, "game, e.g. oware, djenon-aboure, kalah:4:empty (or --from)");
+  gen->add_option("--from", from,
+                  "only the positions reachable from this root position, as\n"
+                  "`mancala-tb generate --from` (then VARIANT may be left out)")
+      ->type_name("POSITION");
   gen->add_option("--max-seeds", max_seeds, "largest number of seeds in play to solve")
       ->required()
       ->type_name("N")
@@ -130,7 +136,17 @@ std::variant<Command, int> parse(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return refuse(std::string(e.what()) + " (see --help)");
   }
-  auto v = make_variant(c.variant);
+  std::expected<VariantPtr, std::string> v = std::unexpected(std::string("generate needs a VARIANT or --from POSITION"));
+  if (!from.empty()) {
+    auto root = parse_position(from);
+    if (!root) return refuse("--from: " + root.error());
+    if (!c.variant.empty() && c.variant != root->variant->name())
+      return refuse("the variant '" + c.variant + "' differs from the --from position's " + root->variant->name());
+    v = root->variant;
+    c.opt.from = root->position;
+  } else if (!c.variant.empty()) {
+    v = make_variant(c.variant);
+  }
   if (!v) return refuse(v.error());
   if (max_seeds > (*v)->total_seeds())
     return refuse("--max-seeds " + std::to_string(max_seeds) + " is more than the " +

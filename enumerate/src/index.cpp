@@ -27,17 +27,11 @@ DistributionIndex::DistributionIndex(int pits, int max_seeds, IndexFilter filter
         table_[(((static_cast<std::size_t>(j) * M + static_cast<std::size_t>(m)) * (M + 1)) + static_cast<std::size_t>(m + 1)) * 2 + static_cast<std::size_t>(z)] = total;
         C(j, m, z) = total;
       }
-}
-
-Index DistributionIndex::rank(const Seeds* x, int n) const {
-  Index r = 0;
-  int m = n, z = 0;
-  for (int j = 0; j < pits_ - 1; ++j) {
-    r += t(j, m, x[j], z);
-    z = next_z(j, x[j], z);
-    m -= x[j];
+  if (!filter.active()) {
+    ways_.resize(static_cast<std::size_t>(pits + 1) * M);
+    for (int j = 0; j <= pits; ++j)
+      for (int m = 0; m <= max_seeds; ++m) ways_[static_cast<std::size_t>(j) * M + static_cast<std::size_t>(m)] = C(j, m, 0);
   }
-  return r;
 }
 
 void DistributionIndex::unrank(Index r, int n, Seeds* x) const {

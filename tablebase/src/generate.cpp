@@ -24,20 +24,22 @@ std::expected<std::shared_ptr<ClassValues>, TableError> load_class(const fs::pat
   return cls;
 }
 
-std::expected<GenerateReport, std::string> generate_classes(
-    const Variant& v, const std::vector<ClassKey>& keys, const GenerateOptions& opt, SolvedClasses& solved,
-    const std::map<ClassKey, std::shared_ptr<const std::vector<Index>>>* subsets) {
+std::expected<GenerateReport, std::string> generate_classes(const Variant& v, const std::vector<ClassKey>& keys,
+                                                            const GenerateOptions& opt, SolvedClasses& solved,
+                                                            const Subsets* subsets, const ClassLoopHooks& hooks) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   std::error_code ec;
-  fs::create_directories(opt.out, ec);
-  if (ec) return std::unexpected(opt.out.string() + ": cannot create folder: " + ec.message());
-  // Temporary files of a killed run are never complete: remove them.
-  for (const auto& e : fs::directory_iterator(opt.out, ec))
-    if (e.path().filename().string().find(".mtb.tmp.") != std::string::npos) fs::remove(e.path(), ec);
+  if (hooks.writer) {
+    fs::create_directories(opt.out, ec);
+    if (ec) return std::unexpected(opt.out.string() + ": cannot create folder: " + ec.message());
+    // Temporary files of a killed run are never complete: remove them.
+    for (const auto& e : fs::directory_iterator(opt.out, ec))
+      if (e.path().filename().string().find(".mtb.tmp.") != std::string::npos) fs::remove(e.path(), ec);
+  }
 
   auto emit = [&](const GenerateEvent& e) {
-    if (opt.on_event) opt.on_event(e);
+    if (opt.on_event && hooks.writer) opt.on_event(e);
   };
   GenerateReport rep;
   const int total = static_cast<int>(keys.size());
@@ -48,6 +50,7 @@ std::expected<GenerateReport, std::string> generate_classes(
     std::shared_ptr<const std::vector<Index>> subset;
     if (subsets)
       if (auto it = subsets->find(key); it != subsets->end()) subset = it->second;
+    const ClassIndex index(v, key, subset);
     auto event = [&](GenerateEvent::Kind kind) {
       GenerateEvent e{};
       e.kind = kind;
@@ -57,44 +60,55 @@ std::expected<GenerateReport, std::string> generate_classes(
       return e;
     };
     const auto tc = clock::now();
-    if (fs::exists(file, ec)) {
+    std::shared_ptr<ClassValues> cls;
+    if (hooks.writer && fs::exists(file, ec)) {
       auto loaded = load_class(file, v, key);
       if (loaded && !((*loaded)->index().subset() ? subset && *(*loaded)->index().subset() == *subset : !subset))
         loaded = std::unexpected(TableError{TableError::Mismatch, file.string() + ": holds another set of positions"});
       if (loaded) {
-        solved.add(*loaded);
-        ++rep.classes_loaded;
-        rep.positions += (*loaded)->size();
-        rep.file_bytes += fs::file_size(file, ec);
-        GenerateEvent e = event(GenerateEvent::Loaded);
-        e.positions = (*loaded)->size();
+        cls = *loaded;
+      } else {
+        GenerateEvent e = event(GenerateEvent::Replaced);
+        e.note = loaded.error().message;
         emit(e);
-        continue;
       }
-      GenerateEvent e = event(GenerateEvent::Replaced);
-      e.note = loaded.error().message;
+    }
+    if (hooks.share) cls = hooks.share(cls, index);
+    if (cls) {
+      solved.add(cls);
+      ++rep.classes_loaded;
+      rep.positions += cls->size();
+      if (hooks.writer) rep.file_bytes += fs::file_size(file, ec);
+      GenerateEvent e = event(GenerateEvent::Loaded);
+      e.positions = cls->size();
       emit(e);
+      if (hooks.finished)
+        if (auto f = hooks.finished(n + 1, file, *cls, true, 0.0); !f) return std::unexpected(f.error());
+      continue;
     }
     emit(event(GenerateEvent::Started));
     SolveOptions so;
     so.threads = opt.threads;
     so.method = opt.method;
     so.cancel = opt.cancel;
-    if (opt.on_event)
+    if (opt.on_event && hooks.writer)
       so.progress = [&](const SolveProgress& p) {
         GenerateEvent e = event(GenerateEvent::Progress);
         e.progress = p;
         opt.on_event(e);
       };
     SolveStats stats;
-    auto values = solve_class(v, ClassIndex(v, key, subset), solved, so, &stats);
+    auto values = hooks.solve ? hooks.solve(n + 1, index, solved, so, stats) : solve_class(v, index, solved, so, &stats);
     if (!values) return std::unexpected(values.error());
-    if (auto w = write_table(file, v, key, (*values)->bytes(), (*values)->width(), opt.zstd_level, subset.get()); !w)
-      return std::unexpected(w.error().message);
+    std::uint64_t bytes = 0;
+    if (hooks.writer) {
+      if (auto w = write_table(file, v, key, (*values)->bytes(), (*values)->width(), opt.zstd_level, subset.get()); !w)
+        return std::unexpected(w.error().message);
+      bytes = fs::file_size(file, ec);
+    }
     solved.add(*values);
     ++rep.classes_solved;
     rep.positions += (*values)->size();
-    const auto bytes = fs::file_size(file, ec);
     rep.file_bytes += bytes;
     GenerateEvent e = event(GenerateEvent::Solved);
     e.positions = (*values)->size();
@@ -102,6 +116,8 @@ std::expected<GenerateReport, std::string> generate_classes(
     e.sweeps = stats.sweeps;
     e.seconds = std::chrono::duration<double>(clock::now() - tc).count();
     emit(e);
+    if (hooks.finished)
+      if (auto f = hooks.finished(n + 1, file, **values, false, e.seconds); !f) return std::unexpected(f.error());
   }
   rep.seconds = std::chrono::duration<double>(clock::now() - t0).count();
   return rep;

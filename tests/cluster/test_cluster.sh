@@ -2,9 +2,10 @@
 # End-to-end tests of mancala-tb-mpi on one machine (loopback ranks).
 #
 #   test_cluster.sh identical MPI_EXE TB_EXE WORKDIR
-#       djenon-aboure, oware and kalah:4:empty with 1, 2 and 4 ranks give the same
-#       files, byte for byte, as `mancala-tb generate`; verify/info/probe read them;
-#       the manifest lists every class with the right checksums.
+#       all seven games (marks and reachable-set roots included) with 1, 2 and 4
+#       ranks give the same files, byte for byte, and the same number of files, as
+#       `mancala-tb generate`; verify/info/probe read them; the manifest lists every
+#       class with the right checksums.
 #   test_cluster.sh kill MPI_EXE TB_EXE WORKDIR
 #       a rank killed with SIGKILL in the middle of a class ends the job (no hang)
 #       with a clear message; --resume finishes it with identical files. A frozen
@@ -54,17 +55,28 @@ case "$what" in
     set -e
     [ "$rc" -ne 0 ] && [ "$(grep -c 'mancala-tb-mpi: --level' "$work/bad.log")" -eq 1 ] ||
       { cat "$work/bad.log"; fail "a bad argument should give one line and a non-zero exit"; }
-    for spec in "djenon-aboure 6" "oware 8" "kalah:4:empty 8"; do
-      set -- $spec
-      v=$1 seeds=$2 d=$(echo "$1" | tr : _)
-      "$tb_exe" generate "$v" --max-seeds "$seeds" --out "$work/ref-$d" --threads 1 > /dev/null
-      for np in 1 2 4; do
+    # Every game, with its marks (Kotu-baendum's ties, Cenne's jeppe/atappe) and the
+    # reachable-set roots of Enkeshui and Imbelece (generate --from).
+    for spec in "djenon-aboure 6" "oware 8" "kalah:4:empty 8" "kalah:6:standard 8" "kotu-baendum 5" "cenne:5:4 6" \
+                "cenne:7:7 6" "--from=enkeshui:8 0S,0,1,2,1,2,0,0/0N,0,2,1,2,1,0,0 S 10" \
+                "--from=imbelece 2,1,1,2,0x,0x,0x,0x/1,2,2,1,0x,0x,0x,0x S 10"; do
+      seeds=${spec##* } what=${spec% *}
+      if [[ $what == --from=* ]]; then
+        root=${what#--from=} v=${root%% *} args=(--from "$root")
+      else
+        v=$what args=("$v")
+      fi
+      d=$(echo "$v" | tr : _)
+      "$tb_exe" generate "${args[@]}" --max-seeds "$seeds" --out "$work/ref-$d" --threads 1 > /dev/null
+      # One rank for the games with marks (a different code path from none), 2 and 4 for all.
+      nps="2 4"; case "$v" in kotu-baendum|cenne:*) nps="1 2 4" ;; esac
+      for np in $nps; do
         out=$work/mpi$np-$d
-        timeout 120 "${mpirun[@]}" -np "$np" "$mpi_exe" generate "$v" --max-seeds "$seeds" --out "$out" --threads 1 \
+        timeout 120 "${mpirun[@]}" -np "$np" "$mpi_exe" generate "${args[@]}" --max-seeds "$seeds" --out "$out" --threads 1 \
           --timeout-seconds 60 > "$work/log-$np-$d" 2>&1 || { cat "$work/log-$np-$d"; fail "$v on $np ranks"; }
         same_tables "$work/ref-$d" "$out"
         check_manifest "$out" "$v"
-        echo "ok: $v up to $seeds seeds on $np ranks: identical files"
+        echo "ok: ${args[*]} up to $seeds seeds on $np ranks: identical files ($(ls "$out"/*.mtb | wc -l))"
       done
       # The standard readers take the folder like any other.
       "$tb_exe" verify "$work/mpi4-$d" > /dev/null || fail "verify $v"

@@ -139,14 +139,16 @@ TEST(Retrograde, ChunksCoverTheRange) {
     }
 }
 
-// The two in-class methods (levels over un-moves, bound sweeps) give the same values.
+// The in-class methods (levels over un-moves, bound sweeps, and for Kalah the
+// acyclic pass) give the same values.
 TEST(Retrograde, LevelsAndSweepsAgree) {
-  for (const std::string spec : {"oware", "kalah:5:standard"}) {
+  for (const std::string spec : {"oware", "kalah:5:standard", "kalah:6:empty"}) {
     const VariantPtr v = variant(spec);
-    SolvedClasses a, b;
-    SolveOptions levels, sweeps;
+    SolvedClasses a, b, c;
+    SolveOptions levels, sweeps, acyclic;
     levels.method = SolveOptions::Method::Levels;
     sweeps.method = SolveOptions::Method::Sweeps;
+    acyclic.method = SolveOptions::Method::Acyclic;
     for (const ClassKey& k : v->solving_order(9)) {
       auto x = solve_class(*v, k, a, levels);
       auto y = solve_class(*v, k, b, sweeps);
@@ -154,8 +156,24 @@ TEST(Retrograde, LevelsAndSweepsAgree) {
       EXPECT_EQ((*x)->bytes(), (*y)->bytes()) << spec << " class " << k.seeds;
       a.add(*x);
       b.add(*y);
+      if (v->in_class_acyclic()) {
+        auto z = solve_class(*v, k, c, acyclic);
+        ASSERT_TRUE(z);
+        EXPECT_EQ((*x)->bytes(), (*z)->bytes()) << spec << " class " << k.seeds << " (acyclic)";
+        c.add(*z);
+      }
     }
   }
+  // The capabilities are the variant's answers, and a method it lacks is refused.
+  EXPECT_TRUE(variant("kalah:6:empty")->in_class_acyclic());
+  EXPECT_FALSE(variant("oware")->in_class_acyclic());
+  auto cyc = solve_class(*variant("oware"), ClassKey{0, 3}, SolvedClasses{}, [] {
+    SolveOptions o;
+    o.method = SolveOptions::Method::Acyclic;
+    return o;
+  }());
+  ASSERT_FALSE(cyc);
+  EXPECT_NE(cyc.error().find("in-class cycles"), std::string::npos);
   auto r = solve_class(*variant("djenon-aboure"), ClassKey{0, 3}, SolvedClasses{}, [] {
     SolveOptions o;
     o.method = SolveOptions::Method::Levels;

@@ -175,6 +175,7 @@ int run_generate(const GenerateArgs& g) {
   opt.zstd_level = g.level;
   if (g.method == "sweeps") opt.method = SolveOptions::Method::Sweeps;
   else if (g.method == "levels") opt.method = SolveOptions::Method::Levels;
+  else if (g.method == "acyclic") opt.method = SolveOptions::Method::Acyclic;
   opt.max_positions = static_cast<std::uint64_t>(g.max_millions) * 1'000'000;
   opt.cancel = &g_cancel;
   // One writer per folder: a second generate into it stops here.
@@ -389,9 +390,10 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
     c->add_option("--level", g->level, "zstd level of the files, 1..19 (default 9)")->check(CLI::Range(1, 19));
     c->add_flag("--verbose", g->verbose, "one line per class on stdout (seeds, positions, rounds, time, bytes)");
     c->add_option("--method", g->method,
-                  "auto (default), sweeps or levels: the in-class algorithm; levels needs un-moves "
-                  "(Oware, Kalah); both give identical tables")
-        ->check(CLI::IsMember({"auto", "sweeps", "levels"}));
+                  "auto (default), sweeps, levels or acyclic: the in-class algorithm; levels needs "
+                  "un-moves (Oware, Kalah), acyclic in-class moves that never repeat (Kalah); all give "
+                  "identical tables")
+        ->check(CLI::IsMember({"auto", "sweeps", "levels", "acyclic"}));
     out.push_back({c, [g] { return run_generate(*g); }});
   }
   {

@@ -1,4 +1,6 @@
-// Distributed generation with MPI (Boost.MPI over Open MPI).
+// Distributed generation with MPI (Boost.MPI over Open MPI): the cluster transport
+// of the one retrograde core (solver/include/mancala/class_solver.h) and the
+// class loop of generate.h with rank hooks.
 //
 // Ownership. The positions [0, n) of a class are split over the K ranks of the
 // communicator by the same pure function the threads use (retrograde.h):
@@ -7,19 +9,10 @@
 //
 // and owner_of(n, K, i) is its inverse. A rank keeps only its slice of the working
 // arrays; everything it learns about positions of other ranks travels in batched,
-// bulk-synchronous rounds (per-destination vectors, boost::mpi::all_to_all).
-//
-// Methods (the same as solve_class, so the values are the same, byte for byte):
-//  * variants with in-class un-moves (Oware, Kalah): levels with child counters.
-//    Pass 0 is local (exits come from the replicated lower classes, counters are
-//    the parent's own). A decided child c sends "child c decided, worth x to you"
-//    to the owner of each candidate parent q; the owner keeps q only if q really
-//    moves to c, then decides q (x > 0) or counts one more losing move down.
-//  * the others: bound sweeps. Each rank sweeps its slice in place (Gauss-Seidel);
-//    the bounds of in-class children owned by other ranks ("ghosts") are fetched at
-//    the start of every sweep from their owners (who learnt in sweep 0 which of
-//    their positions each rank needs). A sweep in which no rank changed a bound is
-//    a fixpoint with current ghosts, so the stopping rule is the one of solve_class.
+// bulk-synchronous rounds (per-destination vectors, boost::mpi::all_to_all): the
+// levels method's notices to the owners of parents, the sweeps' ghost bounds.
+// Neither the methods nor the class loop exist twice: the cluster supplies only the
+// transport (collectives) and the hooks where ranks meet (generate.h ClassLoopHooks).
 //
 // Lower classes are replicated: after a class is solved its slices are all-gathered
 // and every rank holds the whole class (exits of later classes look them up locally).
@@ -31,6 +24,7 @@
 #include <filesystem>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,9 +34,7 @@
 
 namespace mancala::cluster {
 
-// The rank owning index i of [0, n) split into `parts` chunks (inverse of chunk()).
-// Precondition: i < n.
-std::uint64_t owner_of(std::uint64_t n, std::uint64_t parts, std::uint64_t i);
+using mancala::owner_of;  // retrograde.h
 
 // Traffic and work of one rank (sum over ranks with `reduce`).
 struct ClusterStats {
@@ -61,7 +53,9 @@ using WaitHook = std::function<void(const char* phase)>;
 
 struct DistributedOptions {
   int threads = 0;  // TBB threads per rank for local passes (0 = all cores)
-  std::uint64_t batch = 1u << 20;  // frontier positions handled between two exchanges
+  SolveOptions::Method method = SolveOptions::Method::Auto;  // Auto never picks Acyclic on several ranks
+  std::function<void(const SolveProgress&)> progress;  // this rank's slice
+  const std::atomic<bool>* cancel = nullptr;
   WaitHook wait;
   // Test hook: this rank sends itself `kill_signal` (SIGKILL: dies; SIGSTOP: hangs)
   // in the middle of the class (after its pass 0) whose number (1-based) matches.
@@ -77,12 +71,12 @@ struct DistributedOptions {
 // missing) come back as a message; the caller aborts the job (the other ranks may
 // be inside a collective).
 std::expected<std::vector<std::uint8_t>, std::string> solve_class_distributed(
-    const boost::mpi::communicator& comm, const Variant& v, const ClassKey& key, const SolvedClasses& solved,
+    const boost::mpi::communicator& comm, const Variant& v, const ClassIndex& index, const SolvedClasses& solved,
     const DistributedOptions& opt, ClusterStats& stats);
 
 // All-gathers the slices of a class into the whole class on every rank (chunked,
 // so no single MPI count exceeds INT_MAX).
-std::shared_ptr<ClassValues> gather_class(const boost::mpi::communicator& comm, const Variant& v, const ClassKey& key,
+std::shared_ptr<ClassValues> gather_class(const boost::mpi::communicator& comm, const Variant& v, const ClassIndex& index,
                                           const std::vector<std::uint8_t>& slice, const DistributedOptions& opt,
                                           ClusterStats& stats);
 
@@ -133,6 +127,8 @@ std::expected<std::uint32_t, std::string> file_crc32(const std::filesystem::path
 // ---- The class loop ------------------------------------------------------------
 struct ClusterGenerateOptions {
   int max_seeds = 0;
+  std::optional<Position> from;  // generate --from: the positions reachable from this root
+  std::uint64_t max_positions = 200'000'000;  // cap of that enumeration
   std::filesystem::path out;
   bool resume = false;  // load finished classes from `out` (else `out` must hold no tables of the variant)
   int zstd_level = 9;

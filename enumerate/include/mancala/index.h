@@ -64,6 +64,11 @@ class DistributionIndex {
 
   int pits_, max_seeds_;
   IndexFilter filter_;
+  // Without a filter, T[j][m][v] = B(j, m) - B(j, m - v) with B(j, m) = C(j, m, 0) =
+  // binom(m+P-1-j, P-1-j) (the hockey-stick identity), so
+  //   rank(x) = sum_{j < P-1} B(j, m_j) - B(j, m_{j+1}):
+  // two look-ups per pit in a table of (P+1) x (N+1) entries that stays in L1.
+  std::vector<Index> ways_;    // B(j, m) at j * (max_seeds + 1) + m (no filter only)
   std::vector<Index> counts_;  // C(j, m, z), j in [0, P]
   std::vector<Index> table_;   // T(j, m, v, z), v in [0, m+1]
 };
@@ -175,6 +180,28 @@ class ClassIndex {
   int pits_ = 0;
   const Variant* variant_ = nullptr;
 };
+
+inline Index DistributionIndex::rank(const Seeds* x, int n) const {
+  Index r = 0;
+  if (!ways_.empty()) {
+    const Index* b = ways_.data();
+    const std::size_t M = static_cast<std::size_t>(max_seeds_) + 1;
+    int m = n;
+    for (int j = 0; j < pits_ - 1; ++j, b += M) {
+      const int rest = m - x[j];
+      r += b[m] - b[rest];
+      m = rest;
+    }
+    return r;
+  }
+  int m = n, z = 0;
+  for (int j = 0; j < pits_ - 1; ++j) {
+    r += t(j, m, x[j], z);
+    z = next_z(j, x[j], z);
+    m -= x[j];
+  }
+  return r;
+}
 
 // Shared rank tables (one per number of live pits, filter and seeds), built on first use.
 std::shared_ptr<const DistributionIndex> distribution_index(int pits, IndexFilter filter, int max_seeds);

@@ -52,9 +52,12 @@ struct SolveProgress {
 };
 
 struct SolveOptions {
-  // Levels needs un-moves (Variant::in_class_parents); Auto picks Levels when the
-  // variant has them and Sweeps otherwise. Both give identical values.
-  enum class Method : std::uint8_t { Auto, Sweeps, Levels };
+  // Every method gives identical values; Levels needs un-moves
+  // (Variant::has_unmoves), Acyclic in-class moves that never repeat.
+  // Auto asks the variant: Acyclic (one pass, children first) when its in-class
+  // moves never repeat a position and one rank solves the class, Levels when it has
+  // un-moves, Sweeps otherwise (class_solver.h).
+  enum class Method : std::uint8_t { Auto, Sweeps, Levels, Acyclic };
   Method method = Method::Auto;
   int threads = 0;  // 0 = all cores
   std::function<void(const SolveProgress&)> progress;  // called from worker threads, serialised
@@ -93,5 +96,17 @@ constexpr std::uint64_t chunk_start(std::uint64_t n, std::uint64_t parts, std::u
 constexpr std::pair<std::uint64_t, std::uint64_t> chunk(std::uint64_t n, std::uint64_t parts, std::uint64_t i) {
   return {chunk_start(n, parts, i), chunk_start(n, parts, i + 1)};
 }
+// The chunk holding index i < n (the inverse of chunk()). r = floor(i*parts/n) is at
+// most one off; the loops correct it. Example: n = 10, parts = 3 -> chunks [0,3),
+// [3,6), [6,10); owner_of(10, 3, 5) = 1, owner_of(10, 3, 6) = 2.
+constexpr std::uint64_t owner_of(std::uint64_t n, std::uint64_t parts, std::uint64_t i) {
+  __extension__ using Wide = unsigned __int128;
+  auto r = static_cast<std::uint64_t>(static_cast<Wide>(i) * parts / n);
+  if (r >= parts) r = parts - 1;
+  while (r + 1 < parts && chunk_start(n, parts, r + 1) <= i) ++r;
+  while (r > 0 && chunk_start(n, parts, r) > i) --r;
+  return r;
+}
+static_assert(owner_of(10, 3, 5) == 1 && owner_of(10, 3, 6) == 2 && owner_of(10, 3, 0) == 0);
 
 }  // namespace mancala

@@ -50,13 +50,36 @@ struct GenerateReport {
   double seconds = 0;
 };
 
-// Solves the classes `keys` (in order; each class's successors must be among the
+// Where the one class loop meets other processes (mancala-tb-mpi's ranks; see
+// cluster.h). The defaults are one process on its own.
+struct ClassLoopHooks {
+  // This process reads and writes the folder (MPI: rank 0 only; the others never
+  // touch it and get no events).
+  bool writer = true;
+  // Solves class number `number` (1-based) into the whole class on this process
+  // (default: solve_class on this process's threads).
+  std::function<std::expected<std::shared_ptr<ClassValues>, std::string>(
+      int number, const ClassIndex&, const SolvedClasses&, const SolveOptions&, SolveStats&)>
+      solve;
+  // Makes the class the writer loaded from its file (null: none) known to every
+  // process; returns it, or null when it is to be solved.
+  std::function<std::shared_ptr<ClassValues>(std::shared_ptr<ClassValues> loaded, const ClassIndex&)> share;
+  // After each class, loaded from its file or solved and written.
+  std::function<std::expected<void, std::string>(int number, const std::filesystem::path& file, const ClassValues&,
+                                                 bool loaded, double seconds)>
+      finished;
+};
+
+// The class loop of every generation (generate, generate --from, mancala-tb-mpi):
+// solves the classes `keys` (in order; each class's successors must be among the
 // earlier keys or already in `solved`). A class whose file exists and checks out is
 // loaded instead (resume). `solved` receives every class.
 // `subsets` (optional) gives reachable-set indexes by class.
-std::expected<GenerateReport, std::string> generate_classes(
-    const Variant& v, const std::vector<ClassKey>& keys, const GenerateOptions& opt, SolvedClasses& solved,
-    const std::map<ClassKey, std::shared_ptr<const std::vector<Index>>>* subsets = nullptr);
+using Subsets = std::map<ClassKey, std::shared_ptr<const std::vector<Index>>>;
+std::expected<GenerateReport, std::string> generate_classes(const Variant& v, const std::vector<ClassKey>& keys,
+                                                            const GenerateOptions& opt, SolvedClasses& solved,
+                                                            const Subsets* subsets = nullptr,
+                                                            const ClassLoopHooks& hooks = {});
 // All classes up to opt.max_seeds.
 std::expected<GenerateReport, std::string> generate(const Variant& v, const GenerateOptions& opt);
 

@@ -105,6 +105,13 @@ class Variant {
   enum class Parents : std::uint8_t { None, Superset, Exact };
   virtual Parents in_class_parents(const Position&, std::vector<Position>&) const { return Parents::None; }
 
+  // Capabilities the solver asks for (retrograde.h picks its method from them):
+  // has_unmoves: in_class_parents enumerates parents (never answers None);
+  // in_class_acyclic: no sequence of moves that stay in a class returns to a
+  // position it started from (Kalah: seeds only move towards the mover's store).
+  virtual bool has_unmoves() const { return false; }
+  virtual bool in_class_acyclic() const { return false; }
+
   // Move labels and their parse (for probe output and `play`).
   virtual std::string move_name(Move m) const { return to_string(m); }
 

@@ -25,6 +25,8 @@ class Kalah final : public Variant {
   ClassKey class_of(const Position& p) const override { return ClassKey{0, p.seeds_in(0, 2 * m_)}; }
 
   Parents in_class_parents(const Position& p, std::vector<Position>& out) const override;
+  bool has_unmoves() const override { return true; }
+  bool in_class_acyclic() const override { return true; }
 
   int pits_per_side() const { return m_; }
   Capture capture() const { return capture_; }

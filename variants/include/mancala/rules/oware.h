@@ -26,6 +26,7 @@ class Oware final : public Variant {
   IndexFilter index_filter(const ClassKey&) const override { return {kRow, kPits}; }
 
   Parents in_class_parents(const Position& p, std::vector<Position>& out) const override;
+  bool has_unmoves() const override { return true; }
 
   // Sows South's pit `pit` (non-empty) and captures; returns the capture.
   static int play(Position& p, int pit);

@@ -1,0 +1,740 @@
+// The retrograde analysis of one class, written once for every transport.
+//
+// The positions [0, n) of the class are split over the K ranks of a transport by
+// the pure function chunk() of retrograde.h: rank r owns [chunk_start(n, K, r),
+// chunk_start(n, K, r + 1)) and keeps the working arrays of that slice only. Threads
+// run the per-position work over the slice (TBB); what a rank must learn about
+// positions of other ranks crosses the transport in bulk-synchronous rounds:
+//
+//   LocalTransport (K = 1: solve_class, generate, search): nothing ever crosses.
+//   cluster's MpiTransport (mancala-tb-mpi): boost::mpi all_to_all / all_reduce.
+//
+// The methods (contract and proofs in retrograde.h), each one function per position:
+//
+//  * Acyclic (variants whose in-class moves can never return to a position, e.g.
+//    Kalah: seeds only move towards the mover's store; one rank only): one pass in
+//    index order; a position's value is computed after those of its in-class
+//    children, depth first (the depth is bounded by the potential "sum over seeds of
+//    the distance to their owner's store", which every in-class move lowers). One
+//    byte per position, the value itself (kUnset until known); no counters, no
+//    propagation.
+//
+//  * Levels (variants with un-moves, Variant::has_unmoves): pass 0 gives each
+//    position its best exit and the number of its distinct in-class moves; levels
+//    t = B..1 then decide positions worth +-t and tell their parents (un-moves): a
+//    parent of a child lost for its mover wins t; a parent whose in-class moves are
+//    all known to lose takes the best of them. A parent owned by another rank gets a
+//    Notice {parent, child, worth}; its owner checks (for a Superset parent list)
+//    that the parent really moves to the child, then applies it.
+//
+//  * Sweeps (the others): lower and upper bounds per position, Gauss-Seidel sweeps
+//    over the slice until a sweep changes no bound (win/loss: no value). The bounds
+//    of in-class children of other ranks ("ghosts") are fetched from their owners at
+//    the start of each sweep; each owner learnt in sweep 0 which of its positions
+//    each rank reads.
+//
+// Every rank leaves a phase with the same verdict: the stop/failure flags and the
+// tallies go through the transport's all-reduce, so an error or a cancel on one rank
+// ends the class on all of them with an error, never a hang.
+#pragma once
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cstdint>
+#include <deque>
+#include <expected>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "mancala/retrograde.h"
+#include "mancala/rules.h"
+#include "mancala/solver_support.h"
+
+namespace mancala::core {
+
+// "Child `child` got its final value; the move from `parent` to it is worth `worth`
+// to the parent's mover." For the owner of `parent`; child == kNoCheck when the
+// parent list was exact (no check needed). 18 payload bytes.
+struct Notice {
+  Index parent = 0;
+  Index child = 0;
+  Value worth = 0;
+  template <class Archive>
+  void serialize(Archive& ar, unsigned /*version*/) {
+    ar & parent & child & worth;
+  }
+};
+constexpr Index kNoCheck = ~Index{0};
+constexpr std::size_t kNoticeBytes = 2 * sizeof(Index) + sizeof(Value);
+
+// Counts every rank adds up after each phase.
+struct Tally {
+  std::uint64_t changed = 0;        // positions whose bounds moved / frontier positions told
+  std::uint64_t value_changed = 0;  // positions whose value (outcome of the bounds) moved
+  std::uint64_t open = 0;           // positions still undecided
+  std::uint64_t stopped = 0;        // ranks that failed or were cancelled
+};
+
+// One process: K = 1, nothing crosses. The interface every transport implements.
+struct LocalTransport {
+  std::uint64_t ranks() const { return 1; }
+  std::uint64_t rank() const { return 0; }
+  // Records out[r] go to rank r; in[r] receives rank r's records for this rank.
+  template <class T>
+  void exchange(std::vector<std::vector<T>>& out, std::vector<std::vector<T>>& in, std::size_t /*record_bytes*/,
+                const char* /*phase*/) {
+    in.swap(out);
+    out.assign(in.size(), {});
+  }
+  Tally sum(const Tally& t, const char* /*phase*/) { return t; }
+  int max(int x, const char* /*phase*/) { return x; }
+  void after_first_pass() {}  // a test hook of the cluster transport
+};
+
+enum class Method : std::uint8_t { Acyclic, Levels, Sweeps };
+
+// The method of a class (SolveOptions::Method::Auto asks the variant).
+inline std::expected<Method, std::string> pick_method(const Variant& v, SolveOptions::Method m, std::uint64_t ranks) {
+  switch (m) {
+    case SolveOptions::Method::Sweeps: return Method::Sweeps;
+    case SolveOptions::Method::Levels:
+      if (!v.has_unmoves()) return std::unexpected(v.name() + " has no un-moves: the level method cannot solve it (use sweeps)");
+      return Method::Levels;
+    case SolveOptions::Method::Acyclic:
+      if (!v.in_class_acyclic())
+        return std::unexpected(v.name() + " has in-class cycles: the acyclic method cannot solve it");
+      if (ranks > 1) return std::unexpected(std::string("the acyclic method runs on one rank (use levels)"));
+      return Method::Acyclic;
+    case SolveOptions::Method::Auto: break;
+  }
+  if (v.in_class_acyclic() && ranks == 1) return Method::Acyclic;
+  return v.has_unmoves() ? Method::Levels : Method::Sweeps;
+}
+
+template <class Rules, class S, class Transport>
+class ClassSolver {
+  using Bytes = std::vector<std::uint8_t>;
+  static constexpr Value kNone = detail::kNoExit;
+  static constexpr S kUnset = std::numeric_limits<S>::min();  // acyclic: not yet known
+  static constexpr std::uint8_t kDecided = 0x80;              // levels: state bit 7
+  static constexpr std::uint8_t kCountMask = 0x7F;            // levels: in-class moves not known to lose
+  static constexpr int kMaxDepth = 1 << 12;                   // acyclic: a longer chain means a cycle
+
+ public:
+  ClassSolver(const Rules& rules, const ClassIndex& index, const SolvedClasses& solved, const SolveOptions& opt,
+              Transport& transport)
+      : rules_(rules), index_(index), solved_(solved), opt_(opt), tr_(transport), kind_(rules.kind()),
+        bound_(static_cast<Value>(rules.value_bound(index.key().seeds))), ranks_(transport.ranks()),
+        me_(transport.rank()), n_(index.size()), begin_(chunk_start(n_, ranks_, me_)),
+        end_(chunk_start(n_, ranks_, me_ + 1)), local_(end_ - begin_),
+        arena_(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic) {}
+
+  // This rank's slice of the values, in the byte layout of ClassValues.
+  std::expected<Bytes, std::string> run(Method method, SolveStats* stats) {
+    std::expected<Bytes, std::string> out;
+    switch (method) {
+      case Method::Acyclic: out = acyclic(); break;
+      case Method::Levels: out = levels(); break;
+      case Method::Sweeps: out = sweeps(); break;
+    }
+    if (stats) {
+      stats->sweeps = rounds_;
+      stats->positions = n_;
+      stats->in_class_moves = in_moves_.load();
+      stats->exits = exits_.load();
+    }
+    return out;
+  }
+
+ private:
+  struct Frame {  // acyclic: one position's children and their value slots
+    std::vector<Child> kids;
+    std::vector<const void*> slots;     // where each child's value is (null: game over or missing)
+    std::vector<std::uint8_t> widths;   // its width in bytes
+    void reserve(std::size_t n) {
+      kids.reserve(n);
+      slots.reserve(n);
+      widths.reserve(n);
+    }
+  };
+  struct Context {
+    Context(const SolvedClasses& s, std::size_t owners) : cache(s), wanted(owners), outbox(owners) {
+      kids.reserve(16);
+    }
+    std::vector<Child> kids, parent_kids;
+    std::vector<Position> parents;
+    std::vector<Index> ranks;
+    detail::ExitCache cache;
+    std::vector<std::vector<Index>> wanted;   // sweeps, pass 0: ghost indices per owner
+    std::vector<std::vector<Notice>> outbox;  // levels: notices per owner
+    std::deque<Frame> stack;                  // acyclic: children per depth (stable references)
+    Tally tally;
+    std::uint64_t in_moves = 0, exits = 0;
+  };
+
+  // ---- what every method shares -------------------------------------------------
+  Value neg(Value v) const { return kind_ == GameKind::Score ? static_cast<Value>(-v) : negate_step(v); }
+  bool in_class(const Child& c) const {
+    return !c.game_over && !c.same_side && rules_.Rules::class_of(c.next) == index_.key();
+  }
+  bool mine(Index i) const { return i >= begin_ && i < end_; }
+  std::size_t owner(Index i) const { return static_cast<std::size_t>(owner_of(n_, ranks_, i)); }
+
+  void fail(std::string msg) {
+    std::lock_guard lock(mu_);
+    if (!failed_.exchange(true)) error_ = std::move(msg);
+  }
+  bool stopped() const { return failed_.load() || (opt_.cancel && opt_.cancel->load()); }
+  std::string stop_reason() const {
+    if (failed_.load()) return error_;
+    if (opt_.cancel && opt_.cancel->load()) return "cancelled";
+    return "stopped by another rank";
+  }
+
+  // Value of an exit (a child outside the class), or kNone after fail().
+  Value exit_value(const Child& c, Context& ctx) {
+    ++ctx.exits;
+    Value cv = 0;
+    if (!c.game_over) {
+      const ClassKey ck = rules_.Rules::class_of(c.next);
+      const ClassValues* cls = ctx.cache.find(ck);
+      if (!cls || !cls->index().allowed(c.next)) {
+        fail("class " + to_string(ck, rules_.pits()) + " of a child of class " + to_string(index_.key(), rules_.pits()) +
+             " is not solved or does not index it");
+        return kNone;
+      }
+      cv = cls->get(cls->index().rank(c.next));
+    }
+    return move_value(kind_, c, cv);
+  }
+
+  void report(std::uint64_t span, int round, std::uint64_t undecided) {
+    const std::uint64_t done = std::min<std::uint64_t>(done_.fetch_add(span, std::memory_order_relaxed) + span, local_);
+    if (opt_.progress && progress_mu_.try_lock()) {
+      std::lock_guard lock(progress_mu_, std::adopt_lock);
+      opt_.progress(SolveProgress{index_.key(), round, done, local_, undecided});
+    }
+  }
+
+  // f(range of local offsets, ctx) over [0, count) on this rank's threads; each
+  // finished context is merged under a mutex.
+  template <class F>
+  void parallel(Index count, Index grain, F&& f) {
+    arena_.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<Index>(0, count, grain), [&](const tbb::blocked_range<Index>& r) {
+        if (stopped()) return;
+        Context ctx(solved_, static_cast<std::size_t>(ranks_));
+        f(r, ctx);
+        merge(ctx);
+      });
+    });
+  }
+  void merge(Context& ctx) {
+    in_moves_.fetch_add(ctx.in_moves, std::memory_order_relaxed);
+    exits_.fetch_add(ctx.exits, std::memory_order_relaxed);
+    std::lock_guard lock(mu_);
+    tally_.changed += ctx.tally.changed;
+    tally_.value_changed += ctx.tally.value_changed;
+    tally_.open += ctx.tally.open;
+    for (std::size_t o = 0; o < ctx.wanted.size(); ++o) {
+      if (!ctx.wanted[o].empty()) ghost_index_[o].insert(ghost_index_[o].end(), ctx.wanted[o].begin(), ctx.wanted[o].end());
+      if (!ctx.outbox[o].empty()) outbox_[o].insert(outbox_[o].end(), ctx.outbox[o].begin(), ctx.outbox[o].end());
+    }
+  }
+  // Ends a phase on every rank: the tallies summed, the stop flags agreed.
+  Tally finish_phase(const char* phase) {
+    tally_.stopped = stopped() ? 1 : 0;
+    Tally t = tr_.sum(tally_, phase);
+    tally_ = Tally{};
+    return t;
+  }
+
+  Bytes encode(auto&& value_of) const {
+    const std::size_t width = kind_ == GameKind::Score ? 1 : 2;
+    Bytes out(static_cast<std::size_t>(local_) * width);
+    for (Index u = 0; u < local_; ++u) {
+      const auto v = static_cast<std::uint16_t>(static_cast<Value>(value_of(static_cast<std::size_t>(u))));
+      if (width == 1) {
+        out[static_cast<std::size_t>(u)] = static_cast<std::uint8_t>(v & 0xFF);
+      } else {
+        out[static_cast<std::size_t>(u) * 2] = static_cast<std::uint8_t>(v & 0xFF);
+        out[static_cast<std::size_t>(u) * 2 + 1] = static_cast<std::uint8_t>(v >> 8);
+      }
+    }
+    return out;
+  }
+
+  // ---- Acyclic: one pass, children first ------------------------------------------
+  //
+  // Order. The pass visits the positions turned round: step r takes p = rotate(u_r),
+  // u_r the position of rank r. An in-class move changes only the mover's side and
+  // turns the board, so every in-class child of p has u_r's first half (p's other
+  // side) as its leading pits: for consecutive r they share their leading index
+  // digits and fall in one small block of ranks (Kalah(6), 20 seeds: at most C(25,5)
+  // = 53,130 positions), which stays in cache. Exits that sow round the board share
+  // them nearly as much. In index order the children would be scattered.
+  std::expected<Bytes, std::string> acyclic() {
+    val_.assign(static_cast<std::size_t>(local_), kUnset);
+    // Positions go in batches: their own (scattered) slots are prefetched first.
+    constexpr int kBatch = 16;
+    parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+      Position batch[kBatch];
+      S* slots[kBatch];
+      int filled = 0;
+      auto flush = [&] {
+        for (int k = 0; k < filled; ++k)
+          if (detail::load(*slots[k]) == kUnset && !stopped())
+            detail::store(*slots[k], static_cast<S>(acyclic_value(batch[k], 0, ctx)));
+        filled = 0;
+      };
+      index_.for_each(r.begin(), r.end(), [&](Index, const Position& u) {
+        batch[filled] = rules_.Rules::rotate(u);
+        slots[filled] = &val_[static_cast<std::size_t>(index_.rank(batch[filled]))];
+        __builtin_prefetch(slots[filled]);
+        if (++filled == kBatch) flush();
+      });
+      flush();
+      report(r.size(), 0, 0);
+    });
+    rounds_ = 1;
+    if (finish_phase("all_reduce (acyclic pass)").stopped) return std::unexpected(stop_reason());
+    return encode([&](std::size_t u) -> Value { return val_[u]; });
+  }
+  // The value of p, its in-class children's values computed first (and kept). The
+  // children's slots are found (and prefetched) before any is read, so their cache
+  // misses overlap.
+  Value acyclic_value(const Position& p, int depth, Context& ctx) {
+    if (depth >= kMaxDepth) {
+      fail("in-class moves of " + rules_.name() + " repeat a position: the acyclic method cannot solve it");
+      return 0;
+    }
+    if (ctx.stack.size() <= static_cast<std::size_t>(depth)) ctx.stack.emplace_back().reserve(16);
+    Frame& f = ctx.stack[static_cast<std::size_t>(depth)];
+    rules_.Rules::children(p, f.kids);
+    if (f.kids.empty()) return rules_.Rules::terminal_value(p);
+    f.slots.clear();
+    f.widths.clear();
+    for (const Child& c : f.kids) {
+      const void* at = nullptr;
+      if (in_class(c)) {
+        at = &val_[static_cast<std::size_t>(index_.rank(c.next))];
+      } else if (!c.game_over) {
+        const ClassValues* cls = ctx.cache.find(rules_.Rules::class_of(c.next));
+        if (cls && cls->index().allowed(c.next)) at = cls->bytes().data() + cls->index().rank(c.next) * cls->width();
+      }
+      if (at) __builtin_prefetch(at);
+      f.slots.push_back(at);
+      f.widths.push_back(in_class(c) ? static_cast<std::uint8_t>(sizeof(S)) : std::uint8_t{kind_ == GameKind::Score ? 1 : 2});
+    }
+    Value best = kNone;
+    for (std::size_t k = 0; k < f.kids.size(); ++k) {
+      const Child& c = f.kids[k];
+      Value x;
+      if (in_class(c)) {
+        ++ctx.in_moves;
+        auto& slot = *static_cast<S*>(const_cast<void*>(f.slots[k]));
+        Value cv = detail::load(slot);
+        if (cv == kUnset) {
+          cv = acyclic_value(c.next, depth + 1, ctx);
+          detail::store(slot, static_cast<S>(cv));
+        }
+        x = neg(cv);
+      } else if (f.slots[k]) {  // an exit found in its class: read where it was prefetched
+        ++ctx.exits;
+        const auto* b = static_cast<const std::uint8_t*>(f.slots[k]);
+        const Value cv = f.widths[k] == 1 ? Value{static_cast<std::int8_t>(b[0])}
+                                          : static_cast<Value>(static_cast<std::uint16_t>(b[0] | (b[1] << 8)));
+        x = move_value(kind_, c, cv);
+      } else {
+        x = exit_value(c, ctx);  // game over, or a class missing (an error)
+      }
+      if (stopped()) return 0;
+      best = std::max(best, x);
+    }
+    return best;
+  }
+
+  // ---- Sweeps: bounds with ghost bounds of other ranks ----------------------------
+  std::expected<Bytes, std::string> sweeps() {
+    const auto K = static_cast<std::size_t>(ranks_);
+    lo_.assign(static_cast<std::size_t>(local_), static_cast<S>(-bound_));
+    hi_.assign(static_cast<std::size_t>(local_), static_cast<S>(bound_));
+    ghost_index_.assign(K, {});
+    ghost_lo_.assign(K, {});
+    ghost_hi_.assign(K, {});
+    outbox_.assign(K, {});
+    std::vector<std::vector<Index>> serve;  // per rank: sorted indices of this slice it reads
+    std::uint64_t undecided = local_;
+    int round = 0;
+    for (;; ++round) {
+      if (K > 1 && round == 1) {
+        for (auto& g : ghost_index_) {
+          std::sort(g.begin(), g.end());
+          g.erase(std::unique(g.begin(), g.end()), g.end());
+        }
+        auto ask = ghost_index_;
+        tr_.exchange(ask, serve, sizeof(Index), "all_to_all (ghost lists)");
+        for (std::size_t r = 0; r < K; ++r) {
+          ghost_lo_[r].resize(ghost_index_[r].size());
+          ghost_hi_[r].resize(ghost_index_[r].size());
+        }
+      }
+      if (K > 1 && round >= 1) refresh_ghosts(serve);
+      done_.store(0);
+      parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+        index_.for_each(begin_ + r.begin(), begin_ + r.end(),
+                        [&](Index g, const Position& p) { sweep_position(g - begin_, p, round == 0, ctx); });
+        report(r.size(), round, undecided);
+      });
+      if (round == 0) tr_.after_first_pass();
+      const Tally t = finish_phase("all_reduce (sweep)");
+      if (t.stopped) return std::unexpected(stop_reason());
+      undecided = t.open;
+      if ((round >= 1 && t.changed == 0) || t.open == 0) break;
+      // Win/loss: the bounds of a drawn cycle step one ply per sweep from +-kWinValue
+      // towards 0 (15,000 sweeps). But a position's value (lo if lo > 0, hi if hi < 0,
+      // else draw) depends only on its children's values: a won position needs a child
+      // with hi < 0, a lost one children with lo > 0, and no other bound reaches them.
+      // So a sweep that changes no value is the fixpoint of the values: stop there.
+      // (Ghosts hold the bounds of the sweep before: a sweep changing no value on any
+      // rank read current values.)
+      if (kind_ == GameKind::WinLoss && round >= 1 && t.value_changed == 0) break;
+    }
+    rounds_ = round + 1;
+    return encode([&](std::size_t u) -> Value { return detail::outcome(lo_[u], hi_[u]); });
+  }
+
+  // The current bounds of the positions other ranks read: lo, hi interleaved.
+  void refresh_ghosts(const std::vector<std::vector<Index>>& serve) {
+    const auto K = static_cast<std::size_t>(ranks_);
+    std::vector<std::vector<S>> out(K), in;
+    for (std::size_t r = 0; r < K; ++r) {
+      if (r == static_cast<std::size_t>(me_)) continue;
+      out[r].reserve(serve[r].size() * 2);
+      for (Index i : serve[r]) {
+        const auto u = static_cast<std::size_t>(i - begin_);
+        out[r].push_back(lo_[u]);
+        out[r].push_back(hi_[u]);
+      }
+    }
+    tr_.exchange(out, in, sizeof(S), "all_to_all (ghost bounds)");
+    for (std::size_t r = 0; r < K; ++r) {
+      if (r == static_cast<std::size_t>(me_)) continue;
+      for (std::size_t j = 0; j < ghost_index_[r].size(); ++j) {
+        ghost_lo_[r][j] = in[r][2 * j];
+        ghost_hi_[r][j] = in[r][2 * j + 1];
+      }
+    }
+  }
+
+  // Bounds of in-class child ci: here, or a ghost (sweep 0: unknown, and asked for).
+  std::pair<Value, Value> child_bounds(Index ci, bool first, Context& ctx) const {
+    if (mine(ci)) {
+      const auto u = static_cast<std::size_t>(ci - begin_);
+      return {detail::load(lo_[u]), detail::load(hi_[u])};
+    }
+    const std::size_t o = owner(ci);
+    if (first) {
+      ctx.wanted[o].push_back(ci);
+      return {static_cast<Value>(-bound_), bound_};
+    }
+    const auto& g = ghost_index_[o];
+    const auto j = static_cast<std::size_t>(std::lower_bound(g.begin(), g.end(), ci) - g.begin());
+    return {ghost_lo_[o][j], ghost_hi_[o][j]};
+  }
+
+  void sweep_position(Index u, const Position& p, bool first, Context& ctx) {
+    const auto uu = static_cast<std::size_t>(u);
+    const Value l = detail::load(lo_[uu]), h = detail::load(hi_[uu]);
+    if (!first && l == h) return;
+    rules_.Rules::children(p, ctx.kids);
+    Value new_lo, new_hi;
+    if (ctx.kids.empty()) {
+      new_lo = new_hi = rules_.Rules::terminal_value(p);
+    } else {
+      Value base = first ? kNone : l;
+      Value best_lo = kNone, best_hi = kNone;
+      for (const Child& c : ctx.kids) {
+        if (in_class(c)) {
+          const auto [cl, ch] = child_bounds(index_.rank(c.next), first, ctx);
+          best_lo = std::max(best_lo, neg(ch));
+          best_hi = std::max(best_hi, neg(cl));
+          ++ctx.in_moves;
+        } else if (first) {
+          const Value x = exit_value(c, ctx);
+          if (stopped()) return;
+          base = std::max(base, x);
+        }
+      }
+      const detail::Bounds b = detail::next_bounds(base, best_lo, best_hi, first, l, h);
+      new_lo = b.lo;
+      new_hi = b.hi;
+    }
+    if (new_lo != new_hi) ++ctx.tally.open;
+    if (new_lo == l && new_hi == h) return;
+    if (detail::outcome(new_lo, new_hi) != detail::outcome(l, h)) ++ctx.tally.value_changed;
+    detail::store(lo_[uu], static_cast<S>(new_lo));
+    detail::store(hi_[uu], static_cast<S>(new_hi));
+    ++ctx.tally.changed;
+  }
+
+  // ---- Levels: counters, un-moves, notices -----------------------------------------
+  std::expected<Bytes, std::string> levels() {
+    const auto K = static_cast<std::size_t>(ranks_);
+    const auto L = static_cast<std::size_t>(local_);
+    val_.assign(L, 0);
+    state_.assign(L, 0);
+    later_.assign(L / 64 + 1, 0);
+    frontier_.assign(L / 64 + 1, 0);
+    level_ = bound_ + 1;
+    level_seen_.assign(static_cast<std::size_t>(bound_) + 2, 0);
+    ghost_index_.assign(K, {});
+    outbox_.assign(K, {});
+    // Pass 0: exits, counters, positions decided by their exits alone.
+    parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+      index_.for_each(begin_ + r.begin(), begin_ + r.end(), [&](Index g, const Position& p) { init(g - begin_, p, ctx); });
+      report(r.size(), 0, local_);
+    });
+    tr_.after_first_pass();
+    if (finish_phase("all_reduce (pass 0)").stopped) return std::unexpected(stop_reason());
+    rounds_ = 1;
+    const Index words = later_.size();
+    std::vector<std::vector<Notice>> inbox;
+    for (int t = bound_ + 1;;) {
+      int next = 0;
+      for (int s = t - 1; s >= 1; --s)
+        if (detail::load(level_seen_[static_cast<std::size_t>(s)])) {
+          next = s;
+          break;
+        }
+      t = tr_.max(next, "all_reduce (next level)");
+      if (t <= 0) break;
+      level_ = t;
+      // Decided earlier at this level (exits alone, or all in-class moves lost):
+      // move them from `later` to the frontier. Then the seeds: undecided positions
+      // whose best exit is worth exactly t.
+      parallel(words, 1024, [&](const tbb::blocked_range<Index>& r, Context&) {
+        for (Index w = r.begin(); w < r.end(); ++w) {
+          const std::uint64_t bits = detail::load(later_[static_cast<std::size_t>(w)]);
+          std::uint64_t take = 0;
+          for (std::uint64_t b = bits; b;) {
+            const Index i = w * 64 + static_cast<Index>(std::countr_zero(b));
+            b &= b - 1;
+            if (std::abs(detail::load(val_[static_cast<std::size_t>(i)])) == t) take |= std::uint64_t{1} << (i % 64);
+          }
+          if (take) {
+            std::atomic_ref<std::uint64_t>(later_[static_cast<std::size_t>(w)]).fetch_and(~take, std::memory_order_relaxed);
+            std::atomic_ref<std::uint64_t>(frontier_[static_cast<std::size_t>(w)]).fetch_or(take, std::memory_order_relaxed);
+          }
+        }
+      });
+      parallel(local_, 1 << 16, [&](const tbb::blocked_range<Index>& r, Context&) {
+        for (Index i = r.begin(); i < r.end(); ++i) {
+          const auto u = static_cast<std::size_t>(i);
+          if (!(detail::load(state_[u]) & kDecided) && detail::load(val_[u]) == t) decide(i, static_cast<Value>(t));
+        }
+      });
+      // Propagate the frontier until no rank has anything new at this level.
+      for (;;) {
+        ++rounds_;
+        parallel(words, 64, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+          for (Index w = r.begin(); w < r.end(); ++w) {
+            auto& word = frontier_[static_cast<std::size_t>(w)];
+            if (detail::load(word) == 0) continue;  // most words are empty: no atomic write for them
+            std::uint64_t bits = std::atomic_ref<std::uint64_t>(word).exchange(0, std::memory_order_relaxed);
+            while (bits) {
+              const Index i = w * 64 + static_cast<Index>(std::countr_zero(bits));
+              bits &= bits - 1;
+              propagate(i, ctx);
+              ++ctx.tally.changed;
+            }
+          }
+        });
+        if (K > 1) {
+          tr_.exchange(outbox_, inbox, kNoticeBytes, "all_to_all (notices)");
+          for (const auto& from : inbox) {
+            parallel(from.size(), 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+              for (Index k = r.begin(); k < r.end(); ++k) {
+                const Notice& m = from[static_cast<std::size_t>(k)];
+                if (m.child == kNoCheck) {
+                  apply(m.parent - begin_, nullptr, m.worth, ctx);
+                } else {
+                  const Position c = index_.unrank(m.child);
+                  apply(m.parent - begin_, &c, m.worth, ctx);
+                }
+                ++ctx.tally.changed;
+              }
+            });
+          }
+        }
+        const Tally tally = finish_phase("all_reduce (propagation round)");
+        if (tally.stopped) return std::unexpected(stop_reason());
+        if (tally.changed == 0) break;
+      }
+    }
+    return encode([&](std::size_t u) -> Value { return (state_[u] & kDecided) ? Value{val_[u]} : Value{0}; });
+  }
+
+  // A decided position whose parents must hear of it: at the level being solved it
+  // joins the frontier, at a lower level it waits in `later`.
+  void mark_pending(Index u, Value v) {
+    if (v == 0) return;
+    auto& bits = std::abs(v) == level_ ? frontier_ : later_;
+    std::atomic_ref<std::uint64_t>(bits[static_cast<std::size_t>(u / 64)])
+        .fetch_or(std::uint64_t{1} << (u % 64), std::memory_order_relaxed);
+    detail::store(level_seen_[static_cast<std::size_t>(std::abs(v))], std::uint8_t{1});
+  }
+  // Sets the final value of an undecided local position; false if another thread won.
+  bool decide(Index u, Value v) {
+    std::atomic_ref<std::uint8_t> st(state_[static_cast<std::size_t>(u)]);
+    std::uint8_t s = st.load(std::memory_order_relaxed);
+    do {
+      if (s & kDecided) return false;
+    } while (!st.compare_exchange_weak(s, static_cast<std::uint8_t>(s | kDecided), std::memory_order_relaxed));
+    detail::store(val_[static_cast<std::size_t>(u)], static_cast<S>(v));
+    mark_pending(u, v);
+    return true;
+  }
+
+  void init(Index u, const Position& p, Context& ctx) {
+    rules_.Rules::children(p, ctx.kids);
+    if (ctx.kids.empty()) {
+      decide(u, rules_.Rules::terminal_value(p));
+      return;
+    }
+    Value e = kNone;
+    ctx.ranks.clear();
+    for (const Child& c : ctx.kids) {
+      if (in_class(c)) {
+        ctx.ranks.push_back(index_.rank(c.next));
+        ++ctx.in_moves;
+      } else {
+        e = std::max(e, exit_value(c, ctx));
+        if (stopped()) return;
+      }
+    }
+    std::sort(ctx.ranks.begin(), ctx.ranks.end());
+    const auto distinct = static_cast<std::size_t>(std::unique(ctx.ranks.begin(), ctx.ranks.end()) - ctx.ranks.begin());
+    if (distinct > kCountMask) {
+      fail("a position has more than 127 distinct moves inside its class");
+      return;
+    }
+    if (distinct == 0) {
+      decide(u, e);
+      return;
+    }
+    const auto uu = static_cast<std::size_t>(u);
+    // Undecided: val_ holds the best exit, clamped into S (kNone -> -bound-1).
+    detail::store(val_[uu], static_cast<S>(std::max<int>(e, -bound_ - 1)));
+    detail::store(state_[uu], static_cast<std::uint8_t>(distinct));
+    if (e > 0) detail::store(level_seen_[static_cast<std::size_t>(e)], std::uint8_t{1});
+  }
+
+  // Local child u got its final value: tell its parents (here, or their owners).
+  void propagate(Index u, Context& ctx) {
+    const Index ci = begin_ + u;
+    const Position c = index_.unrank(ci);
+    const bool exact = rules_.Rules::in_class_parents(c, ctx.parents) == Variant::Parents::Exact;
+    const Value x = neg(detail::load(val_[static_cast<std::size_t>(u)]));  // what the move to c is worth to a parent
+    ctx.ranks.clear();
+    for (const Position& q : ctx.parents) {
+      if (!index_.allowed(q)) continue;
+      const Index qi = index_.rank(q);
+      const bool here = mine(qi);
+      if (here && (detail::load(state_[static_cast<std::size_t>(qi - begin_)]) & kDecided)) continue;
+      if (!exact) {  // a superset, maybe with repeats: each q once, checked where it is applied
+        if (std::find(ctx.ranks.begin(), ctx.ranks.end(), qi) != ctx.ranks.end()) continue;
+        ctx.ranks.push_back(qi);
+      }
+      if (here) apply(qi - begin_, exact ? nullptr : &c, x, ctx);
+      else ctx.outbox[owner(qi)].push_back(Notice{qi, exact ? kNoCheck : ci, x});
+    }
+  }
+
+  // Parent u (local) hears that its in-class child c is worth x to it (c == nullptr:
+  // the parent list was exact; else u is checked to really move to c).
+  void apply(Index u, const Position* c, Value x, Context& ctx) {
+    const auto uu = static_cast<std::size_t>(u);
+    if (detail::load(state_[uu]) & kDecided) return;
+    if (c) {
+      rules_.Rules::children(index_.unrank(begin_ + u), ctx.parent_kids);
+      bool moves_to_c = false;
+      for (const Child& k : ctx.parent_kids)
+        if (!k.game_over && !k.same_side && k.next == *c) moves_to_c = true;
+      if (!moves_to_c) return;
+    }
+    if (x > 0) {  // c is lost for its mover: u wins exactly x (no better option is left)
+      decide(u, x);
+      return;
+    }
+    // c is won for its mover: one fewer move of u that may still be good for u.
+    std::atomic_ref<std::uint8_t> st(state_[uu]);
+    const std::uint8_t before = st.fetch_sub(1, std::memory_order_relaxed);
+    if ((before & kDecided) || (before & kCountMask) != 1) return;
+    // Every in-class move of u loses; c, decided last, is the least bad of them.
+    const Value e = detail::load(val_[uu]);
+    const Value best = std::max<Value>(e < -bound_ ? kNone : e, x);
+    std::uint8_t s = st.load(std::memory_order_relaxed);
+    if (!(s & kDecided) && st.compare_exchange_strong(s, static_cast<std::uint8_t>(s | kDecided), std::memory_order_relaxed)) {
+      detail::store(val_[uu], static_cast<S>(best));
+      mark_pending(u, best);
+    }
+  }
+
+  const Rules& rules_;
+  const ClassIndex& index_;
+  const SolvedClasses& solved_;
+  const SolveOptions& opt_;
+  Transport& tr_;
+  GameKind kind_;
+  Value bound_;
+  std::uint64_t ranks_, me_;
+  Index n_, begin_, end_, local_;
+  tbb::task_arena arena_;
+
+  std::mutex mu_, progress_mu_;
+  std::atomic<bool> failed_{false};
+  std::string error_;
+  Tally tally_;
+  std::atomic<std::uint64_t> done_{0}, in_moves_{0}, exits_{0};
+  int rounds_ = 0;
+
+  // Acyclic: the values (kUnset until known). Levels: the best exit while undecided,
+  // the value once decided.
+  std::vector<S> val_;
+  // Sweeps.
+  std::vector<S> lo_, hi_;
+  std::vector<std::vector<Index>> ghost_index_;  // per owner: sorted indices this rank reads
+  std::vector<std::vector<S>> ghost_lo_, ghost_hi_;
+  // Levels.
+  std::vector<std::uint8_t> state_;      // bit 7: decided; bits 0-6: in-class moves not yet known to lose
+  std::vector<std::uint64_t> later_;     // decided, parents not yet told, at a lower level
+  std::vector<std::uint64_t> frontier_;  // decided at the current level, parents not yet told
+  std::vector<std::vector<Notice>> outbox_;  // notices for other ranks
+  std::vector<std::uint8_t> level_seen_;
+  int level_ = 0;
+};
+
+// Solves `index` with `transport`; this rank's slice of the values.
+template <class Transport>
+std::expected<std::vector<std::uint8_t>, std::string> solve_slice(const Variant& v, const ClassIndex& index,
+                                                                  const SolvedClasses& solved, const SolveOptions& opt,
+                                                                  Transport& transport, SolveStats* stats) {
+  const auto method = pick_method(v, opt.method, transport.ranks());
+  if (!method) return std::unexpected(method.error());
+  return with_rules(v, [&](const auto& rules) -> std::expected<std::vector<std::uint8_t>, std::string> {
+    using R = std::decay_t<decltype(rules)>;
+    if (v.kind() == GameKind::Score)
+      return ClassSolver<R, std::int8_t, Transport>(rules, index, solved, opt, transport).run(*method, stats);
+    return ClassSolver<R, std::int16_t, Transport>(rules, index, solved, opt, transport).run(*method, stats);
+  });
+}
+
+}  // namespace mancala::core
