@@ -77,6 +77,7 @@ ClassIndex::ClassIndex(const Variant& v, const ClassKey& key) : key_(key), pits_
   dist_ = distribution_index(static_cast<int>(live_[0].size()), v.index_filter(key), std::max(key.seeds, 1));
   assert(key.seeds <= dist_->max_seeds());
   per_ = dist_->count(key.seeds);
+  plain_ = !two_ && static_cast<int>(live_[0].size()) == pits_;
   full_size_ = size_ = two_ ? 2 * per_ : per_;
 }
 

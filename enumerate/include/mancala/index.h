@@ -101,6 +101,7 @@ class ClassIndex {
     return static_cast<Index>(std::lower_bound(subset_->begin(), subset_->end(), f) - subset_->begin());
   }
   Index full_rank(const Position& p) const {
+    if (plain_) return dist_->rank(p.pits.data(), key_.seeds);  // every pit live, one orientation
     const int o = orientation(p);
     const auto& live = live_[o];
     Seeds x[kMaxPits];
@@ -172,6 +173,7 @@ class ClassIndex {
   Position skeleton_[2];
   std::vector<int> live_[2];
   bool two_ = false;  // the turned orientation differs
+  bool plain_ = false;  // no marks: live pits 0..P-1 in order, one orientation
   std::shared_ptr<const DistributionIndex> dist_;
   std::shared_ptr<const std::vector<Index>> subset_;
   Index per_ = 0;     // positions per orientation

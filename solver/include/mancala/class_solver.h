@@ -126,6 +126,7 @@ class ClassSolver {
   static constexpr std::uint8_t kDecided = 0x80;              // levels: state bit 7
   static constexpr std::uint8_t kCountMask = 0x7F;            // levels: in-class moves not known to lose
   static constexpr int kMaxDepth = 1 << 12;                   // acyclic: a longer chain means a cycle
+  enum : std::uint8_t { kInClass, kExit1, kExit2, kOther };   // acyclic: where a child's value is
 
  public:
   ClassSolver(const Rules& rules, const ClassIndex& index, const SolvedClasses& solved, const SolveOptions& opt,
@@ -156,12 +157,12 @@ class ClassSolver {
  private:
   struct Frame {  // acyclic: one position's children and their value slots
     std::vector<Child> kids;
-    std::vector<const void*> slots;     // where each child's value is (null: game over or missing)
-    std::vector<std::uint8_t> widths;   // its width in bytes
+    std::vector<const void*> slots;  // where each child's value is (null: game over or missing)
+    std::vector<std::uint8_t> tags;  // kInClass, kExit1 / kExit2 (value width), kOther
     void reserve(std::size_t n) {
       kids.reserve(n);
       slots.reserve(n);
-      widths.reserve(n);
+      tags.reserve(n);
     }
   };
   struct Context {
@@ -320,24 +321,29 @@ class ClassSolver {
     rules_.Rules::children(p, f.kids);
     if (f.kids.empty()) return rules_.Rules::terminal_value(p);
     f.slots.clear();
-    f.widths.clear();
+    f.tags.clear();
     for (const Child& c : f.kids) {
       const void* at = nullptr;
+      std::uint8_t tag = kOther;
       if (in_class(c)) {
         at = &val_[static_cast<std::size_t>(index_.rank(c.next))];
+        tag = kInClass;
       } else if (!c.game_over) {
         const ClassValues* cls = ctx.cache.find(rules_.Rules::class_of(c.next));
-        if (cls && cls->index().allowed(c.next)) at = cls->bytes().data() + cls->index().rank(c.next) * cls->width();
+        if (cls && cls->index().allowed(c.next)) {
+          at = cls->bytes().data() + cls->index().rank(c.next) * static_cast<Index>(cls->width());
+          tag = cls->width() == 1 ? kExit1 : kExit2;
+        }
       }
       if (at) __builtin_prefetch(at);
       f.slots.push_back(at);
-      f.widths.push_back(in_class(c) ? static_cast<std::uint8_t>(sizeof(S)) : std::uint8_t{kind_ == GameKind::Score ? 1 : 2});
+      f.tags.push_back(tag);
     }
     Value best = kNone;
     for (std::size_t k = 0; k < f.kids.size(); ++k) {
       const Child& c = f.kids[k];
       Value x;
-      if (in_class(c)) {
+      if (f.tags[k] == kInClass) {
         ++ctx.in_moves;
         auto& slot = *static_cast<S*>(const_cast<void*>(f.slots[k]));
         Value cv = detail::load(slot);
@@ -346,11 +352,11 @@ class ClassSolver {
           detail::store(slot, static_cast<S>(cv));
         }
         x = neg(cv);
-      } else if (f.slots[k]) {  // an exit found in its class: read where it was prefetched
+      } else if (f.tags[k] != kOther) {  // an exit found in its class: read where it was prefetched
         ++ctx.exits;
         const auto* b = static_cast<const std::uint8_t*>(f.slots[k]);
-        const Value cv = f.widths[k] == 1 ? Value{static_cast<std::int8_t>(b[0])}
-                                          : static_cast<Value>(static_cast<std::uint16_t>(b[0] | (b[1] << 8)));
+        const Value cv = f.tags[k] == kExit1 ? Value{static_cast<std::int8_t>(b[0])}
+                                             : static_cast<Value>(static_cast<std::uint16_t>(b[0] | (b[1] << 8)));
         x = move_value(kind_, c, cv);
       } else {
         x = exit_value(c, ctx);  // game over, or a class missing (an error)
