@@ -1,20 +1,62 @@
 #!/usr/bin/env bash
-# The issue-3 table benchmarks: Oware up to 20 seeds and Kalah(6) up to 20 seeds on
-# board, with 1 and 2 threads; wall time, CPU time, peak memory (GNU time), files.
-# Usage: scripts/bench_tables.sh [BUILD_DIR] [MAX_SEEDS]   (writes results/raw/*.txt)
+# The table-generation benchmark (issue 13): one command, one line per job with
+# positions per second per thread, wall and CPU time, peak memory (GNU time),
+# bytes per position in memory (peak / largest class) and on disk, and the target.
+#
+#   scripts/bench_tables.sh [quick|full] [BUILD_DIR]
+#
+# quick (default): Kalah(6) and Oware up to 20 seeds with 1 and 2 threads (minutes).
+# full: also Cenne 7:7 up to 18 and Kotu-baendum up to 16 with 2 threads (about an hour).
+# Raw outputs (one line per class, then GNU time) go to results/raw/generate-*.txt; the
+# sha256 of every Oware / Kalah(6) file up to 20 seeds is checked against (or, when
+# missing, written to) results/checksums/large.sha256.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-B=${1:-build}/tools/mancala-tb
-N=${2:-20}
+set_name=${1:-quick}
+B=${2:-build}/tools/mancala-tb
 OUT=results/raw
 mkdir -p "$OUT"
-for job in "oware 2" "kalah:6:empty 1" "kalah:6:empty 2" "oware 1"; do
+jobs=("kalah:6:empty 20 1 25" "kalah:6:empty 20 2 -" "oware 20 2 60" "oware 20 1 -")
+[ "$set_name" = full ] && jobs+=("cenne:7:7 18 2 200" "kotu-baendum 16 2 480")
+sums=$(mktemp)
+printf "%-16s %5s %7s %14s %9s %9s %12s %10s %9s %9s %s\n" job seeds threads positions wall_s cpu_s "pos/s/thread" peak_MiB "B/pos" "disk B/pos" target
+for job in "${jobs[@]}"; do
   set -- $job
-  v=$1; t=$2
+  v=$1 n=$2 t=$3 target=$4
   dir=$(mktemp -d /tmp/tb-bench.XXXXXX)
-  log="$OUT/generate-${v//:/_}-$N-t$t.txt"
-  echo "# $B generate $v --max-seeds $N --out $dir --threads $t --verbose" > "$log"
-  /usr/bin/time -v "$B" generate "$v" --max-seeds "$N" --out "$dir" --threads "$t" --verbose >> "$log" 2>&1
-  du -sb "$dir" >> "$log"
+  log="$OUT/generate-${v//:/_}-$n-t$t.txt"
+  echo "# mancala-tb generate $v --max-seeds $n --out DIR --threads $t --verbose" > "$log"
+  /usr/bin/time -v "$B" generate "$v" --max-seeds "$n" --out "$dir" --threads "$t" --verbose >> "$log" 2>&1
+  disk=$(du -sb "$dir" | cut -f1)
+  echo "disk bytes $disk" >> "$log"
+  if [ "$t" = 1 ] && [[ $v == oware || $v == kalah:6:* ]]; then
+    (cd "$dir" && sha256sum -- *.mtb) | sed "s|^|$v up to $n  |" >> "$sums"
+  fi
   rm -rf "$dir"
+  awk -v job="$v" -v n="$n" -v t="$t" -v disk="$disk" -v target="$target" '
+    /^solved/ { match($0, /positions [0-9]+/); c = substr($0, RSTART + 10, RLENGTH - 10) + 0; pos += c; if (c > big) big = c }
+    /Elapsed \(wall clock\)/ { split($NF, a, ":"); wall = (length(a) == 3) ? a[1]*3600 + a[2]*60 + a[3] : a[1]*60 + a[2] }
+    /User time/ { cpu += $NF } /System time/ { cpu += $NF }
+    /Maximum resident set size/ { rss = $NF * 1024 }
+    END {
+      verdict = (target == "-") ? "" : sprintf("under %s s: %s", target, (wall < target) ? "met" : "MISSED");
+      printf "%-16s %5d %7d %14d %9.1f %9.1f %12.0f %10.1f %9.3f %9.3f %s\n", job, n, t, pos, wall, cpu,
+             pos / wall / t, rss / 1048576, rss / big, disk / pos, verdict
+    }' "$log"
 done
+# The Kalah(6) / Oware files of the 1-thread runs against the committed checksums.
+golden=results/checksums/large.sha256
+if [ -s "$sums" ]; then
+  touch "$golden"
+  for label in $(cut -d' ' -f1 "$sums" | sort -u); do
+    mine=$(grep "^$label up to 20 " "$sums" | sort)
+    if grep -q "^$label up to 20 " "$golden"; then
+      [ "$mine" = "$(grep "^$label up to 20 " "$golden" | sort)" ] || { echo "FAIL: $label tables differ from $golden" >&2; exit 1; }
+      echo "ok: every $label file up to 20 seeds matches $golden"
+    else
+      echo "$mine" >> "$golden"
+      echo "wrote the sha256 of the $label files to $golden"
+    fi
+  done
+fi
+rm -f "$sums"

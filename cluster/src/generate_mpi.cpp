@@ -78,6 +78,7 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
     reachable = std::move(*set);
     keys = reachable->solving_order(v.pits(), opt.max_seeds);
   } else {
+    if (!v.whole_tables()) return std::unexpected(ClusterError(whole_tables_refusal(v), ClusterError::Code::Refused));
     keys = v.solving_order(opt.max_seeds);
   }
 

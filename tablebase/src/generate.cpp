@@ -123,6 +123,11 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
   return rep;
 }
 
+std::string whole_tables_refusal(const Variant& v) {
+  return v.name() + " has too many combinations of marks to table every class; generate the positions reachable "
+                    "from a root instead: generate --from POSITION";
+}
+
 std::expected<GenerateReport, std::string> generate_reachable(const Variant& v, const Position& root,
                                                               const GenerateOptions& opt, std::uint64_t* enumerated) {
   std::function<void(const ReachableProgress&)> progress;
@@ -142,6 +147,7 @@ std::expected<GenerateReport, std::string> generate_reachable(const Variant& v, 
 }
 
 std::expected<GenerateReport, std::string> generate(const Variant& v, const GenerateOptions& opt) {
+  if (!v.whole_tables()) return std::unexpected(whole_tables_refusal(v));
   SolvedClasses solved;
   return generate_classes(v, v.solving_order(opt.max_seeds), opt, solved);
 }

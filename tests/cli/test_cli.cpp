@@ -185,6 +185,8 @@ TEST(Cli, OneErrorLinePerMalformedInput) {
   };
   const Case cases[] = {
       {"frobnicate", "unknown command 'frobnicate'"},
+      {"generate imbelece --max-seeds 4 --out /nonexistent/never", "generate --from POSITION"},
+      {"generate enkeshui:8 --max-seeds 4 --out /nonexistent/never", "too many combinations of marks"},
       {"perft mancala 3", "unknown variant 'mancala'"},
       {"moves kalah:9", "pits per side must be a number from 1 to 6"},
       {"moves kalah:6:foo", "capture option must be 'empty' or 'standard'"},

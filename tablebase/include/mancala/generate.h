@@ -80,7 +80,8 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
                                                             const GenerateOptions& opt, SolvedClasses& solved,
                                                             const Subsets* subsets = nullptr,
                                                             const ClassLoopHooks& hooks = {});
-// All classes up to opt.max_seeds.
+// All classes up to opt.max_seeds (refused when !v.whole_tables(): see whole_tables_refusal).
+std::string whole_tables_refusal(const Variant& v);
 std::expected<GenerateReport, std::string> generate(const Variant& v, const GenerateOptions& opt);
 
 // The positions reachable from `root` (every class, each indexed densely over its

@@ -111,6 +111,10 @@ class Variant {
   // position it started from (Kalah: seeds only move towards the mover's store).
   virtual bool has_unmoves() const { return false; }
   virtual bool in_class_acyclic() const { return false; }
+  // Whether classes() lists every class moves can reach, so that whole tables can be
+  // generated (false for Enkeshui's bulls and Imbelece's closed pits: too many
+  // combinations; their tables are reachable sets, `generate --from`).
+  virtual bool whole_tables() const { return true; }
 
   // Move labels and their parse (for probe output and `play`).
   virtual std::string move_name(Move m) const { return to_string(m); }

@@ -36,6 +36,7 @@ class Enkeshui final : public Variant {
  public:
   Enkeshui(int row, bool layout_b) : k_(row), layout_b_(layout_b) {}
 
+  bool whole_tables() const override { return false; }
   VariantId id() const override { return VariantId::Enkeshui; }
   std::string name() const override { return "enkeshui:" + std::to_string(k_) + (layout_b_ ? ":b" : ""); }
   int pits() const override { return 2 * k_; }

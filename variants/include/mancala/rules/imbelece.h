@@ -18,6 +18,7 @@ class Imbelece final : public Variant {
   static constexpr int kPits = 16;
   static constexpr int kSide = 8;
 
+  bool whole_tables() const override { return false; }
   VariantId id() const override { return VariantId::Imbelece; }
   std::string name() const override { return "imbelece"; }
   GameKind kind() const override { return GameKind::WinLoss; }
