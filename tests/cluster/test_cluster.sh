@@ -21,16 +21,7 @@ rm -rf "$work"
 mkdir -p "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-# same_tables REF DIR: every .mtb of REF is in DIR with the same bytes, and no more.
-same_tables() {
-  local ref=$1 dir=$2 n=0
-  for f in "$ref"/*.mtb; do
-    cmp -s "$f" "$dir/$(basename "$f")" || fail "$dir/$(basename "$f") differs from $f"
-    n=$((n + 1))
-  done
-  [ "$n" -gt 0 ] || fail "no tables in $ref"
-  [ "$(ls "$dir"/*.mtb | wc -l)" -eq "$n" ] || fail "$dir holds other tables than $ref"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/same_tables.sh"
 
 # check_manifest DIR VARIANT: one class line per table file, file checksums right, complete.
 check_manifest() {

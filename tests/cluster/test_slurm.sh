@@ -124,16 +124,7 @@ plugins=$(srun --mpi=list 2>&1 | tr '\n' ' ')
 echo "ok: private Slurm up ($(sinfo -V), node $node, ports $ctl_port/$node_port); srun --mpi=list: $plugins"
 echo "$plugins" | grep -qw pmix || skip "this Slurm has no pmix MPI plugin"
 
-# same_tables REF DIR: every .mtb of REF is in DIR with the same bytes, and no more.
-same_tables() {
-  local ref=$1 dir=$2 n=0 f
-  for f in "$ref"/*.mtb; do
-    cmp -s "$f" "$dir/$(basename "$f")" || fail "$dir/$(basename "$f") differs from $f"
-    n=$((n + 1))
-  done
-  [ "$n" -gt 0 ] || fail "no tables in $ref"
-  [ "$(ls "$dir"/*.mtb | wc -l)" -eq "$n" ] || fail "$dir holds other tables than $ref"
-}
+source "$(dirname "${BASH_SOURCE[0]}")/same_tables.sh"
 # job_log JOBID: the job's output file (the script's --output, in the submit folder).
 job_log() { echo "$work/jobs/mancala-tb-$1.out"; }
 

@@ -1,0 +1,11 @@
+# Sourced by the cluster tests (test_cluster.sh, test_slurm.sh); needs their fail().
+# same_tables REF DIR: every .mtb of REF is in DIR with the same bytes, and no more.
+same_tables() {
+  local ref=$1 dir=$2 n=0 f
+  for f in "$ref"/*.mtb; do
+    cmp -s "$f" "$dir/$(basename "$f")" || fail "$dir/$(basename "$f") differs from $f"
+    n=$((n + 1))
+  done
+  [ "$n" -gt 0 ] || fail "no tables in $ref"
+  [ "$(ls "$dir"/*.mtb | wc -l)" -eq "$n" ] || fail "$dir holds other tables than $ref"
+}
