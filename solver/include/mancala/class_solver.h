@@ -280,8 +280,8 @@ class ClassSolver {
   // side) as its leading pits: for consecutive r they share their leading index
   // digits and fall in one small block of ranks (Kalah(6), 20 seeds: at most C(25,5)
   // = 53,130 positions), which stays in cache. Exits that sow round the board share
-  // them nearly as much. In index order the children would be scattered. (A reachable
-  // set need not hold u_r turned round: then u_r itself is visited.)
+  // them nearly as much. In index order the children would be scattered. (An index
+  // with a subset or a filter need not hold u_r turned round: then u_r itself is visited.)
   std::expected<Bytes, std::string> acyclic() {
     val_.assign(static_cast<std::size_t>(local_), kUnset);
     // Positions go in batches: their own (scattered) slots are prefetched first.
@@ -298,7 +298,7 @@ class ClassSolver {
       };
       index_.for_each(r.begin(), r.end(), [&](Index, const Position& u) {
         batch[filled] = rules_.Rules::rotate(u);
-        if (index_.subset() && !index_.allowed(batch[filled])) batch[filled] = u;  // a reachable set need not hold it
+        if (!index_.allowed(batch[filled])) batch[filled] = u;  // a reachable set (or filter) need not hold it
         slots[filled] = &val_[static_cast<std::size_t>(index_.rank(batch[filled]))];
         __builtin_prefetch(slots[filled]);
         if (++filled == kBatch) flush();
