@@ -199,21 +199,30 @@ class ClassSolver {
     return "stopped by another rank";
   }
 
-  // Value of an exit (a child outside the class), or kNone after fail().
+  // Where the value of an exit (a child outside the class, game not over) is in its
+  // solved class, and its width; null when the class is missing or does not index it.
+  const std::uint8_t* exit_slot(const Child& c, Context& ctx, int& width) const {
+    const ClassValues* cls = ctx.cache.find(rules_.Rules::class_of(c.next));
+    if (!cls || !cls->index().allowed(c.next)) return nullptr;
+    width = cls->width();
+    return cls->bytes().data() + cls->index().rank(c.next) * static_cast<Index>(width);
+  }
+  // A value in the byte layout of ClassValues.
+  static Value read_value(const std::uint8_t* b, int width) {
+    return width == 1 ? Value{static_cast<std::int8_t>(b[0])} : static_cast<Value>(static_cast<std::uint16_t>(b[0] | (b[1] << 8)));
+  }
+  // Value of an exit, or kNone after fail().
   Value exit_value(const Child& c, Context& ctx) {
     ++ctx.exits;
-    Value cv = 0;
-    if (!c.game_over) {
-      const ClassKey ck = rules_.Rules::class_of(c.next);
-      const ClassValues* cls = ctx.cache.find(ck);
-      if (!cls || !cls->index().allowed(c.next)) {
-        fail("class " + to_string(ck, rules_.pits()) + " of a child of class " + to_string(index_.key(), rules_.pits()) +
-             " is not solved or does not index it");
-        return kNone;
-      }
-      cv = cls->get(cls->index().rank(c.next));
+    if (c.game_over) return move_value(kind_, c, 0);
+    int width = 0;
+    const std::uint8_t* at = exit_slot(c, ctx, width);
+    if (!at) {
+      fail("class " + to_string(rules_.Rules::class_of(c.next), rules_.pits()) + " of a child of class " +
+           to_string(index_.key(), rules_.pits()) + " is not solved or does not index it");
+      return kNone;
     }
-    return move_value(kind_, c, cv);
+    return move_value(kind_, c, read_value(at, width));
   }
 
   void report(std::uint64_t span, int round, std::uint64_t undecided) {
@@ -331,11 +340,9 @@ class ClassSolver {
         at = &val_[static_cast<std::size_t>(index_.rank(c.next))];
         tag = kInClass;
       } else if (!c.game_over) {
-        const ClassValues* cls = ctx.cache.find(rules_.Rules::class_of(c.next));
-        if (cls && cls->index().allowed(c.next)) {
-          at = cls->bytes().data() + cls->index().rank(c.next) * static_cast<Index>(cls->width());
-          tag = cls->width() == 1 ? kExit1 : kExit2;
-        }
+        int width = 0;
+        at = exit_slot(c, ctx, width);
+        if (at) tag = width == 1 ? kExit1 : kExit2;
       }
       if (at) __builtin_prefetch(at);
       f.slots.push_back(at);
@@ -356,10 +363,7 @@ class ClassSolver {
         x = neg(cv);
       } else if (f.tags[k] != kOther) {  // an exit found in its class: read where it was prefetched
         ++ctx.exits;
-        const auto* b = static_cast<const std::uint8_t*>(f.slots[k]);
-        const Value cv = f.tags[k] == kExit1 ? Value{static_cast<std::int8_t>(b[0])}
-                                             : static_cast<Value>(static_cast<std::uint16_t>(b[0] | (b[1] << 8)));
-        x = move_value(kind_, c, cv);
+        x = move_value(kind_, c, read_value(static_cast<const std::uint8_t*>(f.slots[k]), f.tags[k] == kExit1 ? 1 : 2));
       } else {
         x = exit_value(c, ctx);  // game over, or a class missing (an error)
       }
