@@ -13,7 +13,6 @@
 #include <chrono>
 #include <climits>
 #include <cstring>
-#include <deque>
 #include <mutex>
 #include <new>
 #include <optional>
@@ -30,24 +29,6 @@ namespace mancala {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-constexpr std::uint64_t splitmix(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
-// 64-bit hash of the whole position (pits, marks, flags, jeppe).
-std::uint64_t position_hash(const Position& p) {
-  static_assert(kMaxPits == 24);
-  std::uint64_t w[6];
-  std::memcpy(w, p.pits.data(), 24);
-  std::memcpy(w + 3, p.marks.data(), 24);
-  std::uint64_t h = splitmix(static_cast<std::uint64_t>(p.flags) | (static_cast<std::uint64_t>(static_cast<std::uint8_t>(p.jeppe)) << 8));
-  for (std::uint64_t x : w) h = splitmix(h ^ x);
-  return h;
-}
 
 // A proven interval of v(q) (or, for a depth-limited search, of its depth-limited
 // value), the best child's index and bookkeeping, packed in 64 bits:
@@ -190,26 +171,173 @@ struct TableSlot {
   };
   std::unique_ptr<std::uint8_t[], Free> values;
   std::mutex mu;
+  bool plain_rank = false;  // Kalah: rank = the distribution rank of the pits (KalahBoard::rank)
+};
+
+
+// Kalah positions for the search (side to move South, no stores): the mover's pits
+// in bytes 0..15, the other side's in bytes 16..31 (pits per side m <= 12), so that
+// turning the board round swaps two halves, a lap of seeds is one addition per word,
+// and the hash reads four words. Sowing s seeds from pit i puts s / L seeds in every
+// pit and the store (L = 2m + 1 steps) and one more in each of the s % L steps after i:
+// both are masks precomputed per (i, s % L), with the store's seeds and the last step.
+struct KPos {
+  std::uint64_t w[4];  // KPos{} is empty
+  std::uint8_t* b() { return reinterpret_cast<std::uint8_t*>(w); }
+  const std::uint8_t* b() const { return reinterpret_cast<const std::uint8_t*>(w); }
+};
+
+__extension__ typedef unsigned __int128 U128;
+inline std::uint64_t mum(std::uint64_t a, std::uint64_t b) {
+  const U128 r = static_cast<U128>(a) * b;
+  return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
+}
+inline std::uint64_t kpos_hash(const KPos& p) {
+  const std::uint64_t a = mum(p.w[0] ^ 0xA0761D6478BD642Full, p.w[2] ^ 0xE7037ED1A0B428DBull);
+  return mum(a ^ p.w[1] ^ 0x8EBC6AF09C88C6E3ull, p.w[3] ^ 0x589965CC75374CC3ull);
+}
+// Sum of the bytes of a word whose byte sum is below 256.
+inline int byte_sum(std::uint64_t x) { return static_cast<int>((x * 0x0101010101010101ull) >> 56); }
+
+// A move of a Kalah position.
+struct KKid {
+  KPos next;  // turned round unless `again`
+  int gain;   // seeds the mover stores (sown and captured)
+  int seeds;  // seeds left on the board
+  int index;  // the move's index among the moves (the order of Variant::children)
+  int pit;
+  bool again;
+  bool over;  // one side of `next` is empty: the game is over
+};
+
+class KalahBoard {
+ public:
+  KalahBoard() = default;
+  // Ranks for up to `max_seeds` seeds on the board.
+  KalahBoard(int m, bool empty_capture, int max_seeds) : m_(m), L_(2 * m + 1), empty_(empty_capture), kW(std::max(max_seeds, 0) + 1) {
+    for (int i = 0; i < m; ++i) {
+      lap_.b()[i] = 1;
+      lap_.b()[16 + i] = 1;
+    }
+    sow_.resize(static_cast<std::size_t>(m * L_));
+    for (int i = 0; i < m; ++i)
+      for (int rest = 0; rest < L_; ++rest) {
+        Sow& s = sow_[static_cast<std::size_t>(i * L_ + rest)];
+        for (int k = 1, step = i + 1; k <= rest; ++k, ++step) {
+          if (step == L_) step = 0;
+          if (step == m) ++s.store;
+          else ++s.add.b()[step < m ? step : 16 + step - m - 1];
+        }
+        s.last = (i + rest) % L_;
+      }
+    // rank(x) = sum_{j < P-1} B(j, m_j) - B(j, m_j - x_j), B(j, r) = binom(r + P-1-j, P-1-j) (index.h)
+    const int P = 2 * m;
+    ways_.assign(static_cast<std::size_t>(P) * kW, 0);
+    for (int j = 0; j < P; ++j)
+      for (int r = 0; r < kW; ++r) {
+        const int top = r + P - 1 - j, k = P - 1 - j;
+        Index c = 1;
+        for (int t = 1; t <= k; ++t) c = c * static_cast<Index>(top - k + t) / static_cast<Index>(t);
+        ways_[static_cast<std::size_t>(j * kW + r)] = c;
+      }
+  }
+  int m() const { return m_; }
+
+  KPos from(const Position& p) const {
+    KPos q{};
+    for (int i = 0; i < m_; ++i) {
+      q.b()[i] = p.pits[static_cast<std::size_t>(i)];
+      q.b()[16 + i] = p.pits[static_cast<std::size_t>(m_ + i)];
+    }
+    return q;
+  }
+  Position to(const KPos& q) const {
+    Position p;
+    for (int i = 0; i < m_; ++i) {
+      p.pits[static_cast<std::size_t>(i)] = q.b()[i];
+      p.pits[static_cast<std::size_t>(m_ + i)] = q.b()[16 + i];
+    }
+    return p;
+  }
+  static int south(const KPos& q) { return byte_sum(q.w[0]) + byte_sum(q.w[1]); }
+  static bool over(const KPos& q) { return (q.w[0] | q.w[1]) == 0 || (q.w[2] | q.w[3]) == 0; }
+
+  // The moves of q (k seeds on the board, not over), in pit order: Kalah::children.
+  int children(const KPos& q, int k, KKid* out) const {
+    int n = 0;
+    const std::uint8_t* a = q.b();
+    for (int i = 0; i < m_; ++i) {
+      const int s = a[i];
+      if (s == 0) continue;
+      KKid& c = out[n];
+      c.index = n++;
+      c.pit = i;
+      KPos r = q;
+      r.b()[i] = 0;
+      const int laps = s / L_, rest = s - laps * L_;
+      const Sow& w = sow_[static_cast<std::size_t>(i * L_ + rest)];
+      const std::uint64_t l = static_cast<std::uint64_t>(laps);
+      for (int j = 0; j < 4; ++j) r.w[j] += l * lap_.w[j] + w.add.w[j];
+      int gain = laps + w.store;
+      c.again = w.last == m_;
+      if (w.last < m_ && r.b()[w.last] == 1) {
+        std::uint8_t& f = r.b()[16 + m_ - 1 - w.last];
+        if (f > 0 || empty_) {
+          gain += f + 1;
+          f = 0;
+          r.b()[w.last] = 0;
+        }
+      }
+      if (c.again) {
+        c.next = r;
+      } else {
+        c.next.w[0] = r.w[2];
+        c.next.w[1] = r.w[3];
+        c.next.w[2] = r.w[0];
+        c.next.w[3] = r.w[1];
+      }
+      c.gain = gain;
+      c.seeds = k - gain;
+      c.over = over(c.next);
+    }
+    return n;
+  }
+
+  // The rank of q among the distributions of `seeds` seeds over the 2m pits in the
+  // order of Position (ClassIndex of a plain class; checked by rank_matches).
+  Index rank(const KPos& q, int seeds) const {
+    const std::uint8_t* a = q.b();
+    const Index* b = ways_.data();
+    Index r = 0;
+    int left = seeds;
+    const int P = 2 * m_;
+    for (int j = 0; j < P - 1; ++j, b += kW) {
+      const int x = a[j < m_ ? j : 16 + j - m_];
+      r += b[left] - b[left - x];
+      left -= x;
+    }
+    return r;
+  }
+
+ private:
+  struct Sow {
+    KPos add{};
+    int store = 0, last = 0;
+  };
+  int m_ = 0, L_ = 1;
+  bool empty_ = true;
+  int kW = 1;
+  KPos lap_{};
+  std::vector<Sow> sow_;
+  std::vector<Index> ways_;
 };
 
 struct Abort {};
 
-// One thread's search state: move lists, orders and peeked bounds per ply.
-struct Ply {
-  std::vector<Child> kids;
-  std::vector<int> order;
-  std::vector<int> lo, hi;  // bounds of each move's value known before searching it
-  std::vector<std::uint64_t> hash;
-};
+// One thread's search state.
 struct Ctx {
-  std::deque<Ply> plies;  // a deque keeps references stable
   std::uint64_t nodes = 0, flushed = 0, table_hits = 0;
-  int helper = 0;                            // 0: the main thread; > 0: a helper of a parallel search
   const std::atomic<bool>* stop = nullptr;   // a helper stops when this is set
-  Ply& at(std::size_t ply) {
-    while (plies.size() <= ply) plies.emplace_back();
-    return plies[ply];
-  }
 };
 
 constexpr int kInf = kWinValue + 2;
@@ -227,6 +355,8 @@ struct Searcher::Impl {
   bool may_repeat = true;
   bool parity = false;  // values have the parity of the seeds on the board (Kalah)
   bool secures_one = false;  // the mover always stores a seed (Kalah, empty capture)
+  bool kalah = false;        // the search of Kalah positions (KalahBoard)
+  KalahBoard board;
   int split_threads = 1;     // > 1: the root's moves are shared among threads (split_root)
   std::unordered_map<ClassKey, std::unique_ptr<TableSlot>, ClassKeyHash> tables;
   int tables_max = -1;
@@ -251,7 +381,7 @@ struct Searcher::Impl {
   SearchProgress progress;
   Clock::time_point start, last_report;
 
-  void fail(SearchError e) {
+  [[noreturn]] void fail(SearchError e) {
     {
       std::lock_guard lock(mu);
       const int lo = root_lo.load(), hi = root_hi.load();
@@ -289,20 +419,8 @@ struct Searcher::Impl {
     if (opt.progress && Clock::now() - last_report > std::chrono::milliseconds(250)) report([](SearchProgress&) {});
   }
 
-  // Exact value of p from the tables, nullopt if its class is not tabled or p not indexed.
-  std::optional<int> table_value(Ctx& c, const Position& p, const ClassKey& key) {
-    if (tables_max < 0 || key.seeds > tables_max || !variant->tabled(p)) return std::nullopt;
-    const auto it = key.state == 0 ? plain_tables[static_cast<std::size_t>(key.seeds)] : tables.find(key);
-    if (it == tables.end()) {
-      if (key.seeds <= tables_max) {
-        const std::string dir = opt.tables->dir().string();
-        fail({SearchError::MissingTable, "the tables in " + dir + " reach " + std::to_string(tables_max) +
-                                             " seeds but lack class " + to_string(key, variant->pits()) + " of " +
-                                             variant->name() + "; make it with: " + generate_hint(*variant, tables_max, dir)});
-      }
-      return std::nullopt;
-    }
-    TableSlot& slot = *it->second;
+  // The class's slot with its file and index open (once), or an error.
+  TableSlot& open_slot(const ClassKey& key, TableSlot& slot) {
     std::call_once(slot.once, [&] {
       auto t = opt.tables->table(*variant, key);
       if (!t) {
@@ -330,10 +448,14 @@ struct Searcher::Impl {
 #ifdef MADV_HUGEPAGE
       madvise(slot.values.get(), std::max(bytes, kHuge), MADV_HUGEPAGE);
 #endif
+      slot.plain_rank = kalah_rank_matches(*slot.index, key.seeds);
     });
     if (slot.error) fail(*slot.error);
-    if (!slot.index->contains(p)) return std::nullopt;
-    const Index rank = slot.index->rank(p);
+    return slot;
+  }
+
+  // The value of rank `rank` of an open slot, its block decompressed on first use.
+  int slot_value(Ctx& c, TableSlot& slot, Index rank) {
     const std::size_t b = static_cast<std::size_t>(rank / slot.block_positions);
     if (!slot.loaded[b].load(std::memory_order_acquire)) {
       std::lock_guard lock(slot.mu);
@@ -349,6 +471,26 @@ struct Searcher::Impl {
     const std::size_t at = static_cast<std::size_t>(rank) * static_cast<std::size_t>(slot.width);
     if (slot.width == 1) return static_cast<std::int8_t>(data[at]);
     return static_cast<Value>(static_cast<std::uint16_t>(data[at] | (data[at + 1] << 8)));
+  }
+
+  [[noreturn]] void missing_table(const ClassKey& key) {
+    const std::string dir = opt.tables->dir().string();
+    fail({SearchError::MissingTable, "the tables in " + dir + " reach " + std::to_string(tables_max) +
+                                         " seeds but lack class " + to_string(key, variant->pits()) + " of " +
+                                         variant->name() + "; make it with: " + generate_hint(*variant, tables_max, dir)});
+  }
+
+  // Exact value of p from the tables, nullopt if its class is not tabled or p not indexed.
+  std::optional<int> table_value(Ctx& c, const Position& p, const ClassKey& key) {
+    if (tables_max < 0 || key.seeds > tables_max || !variant->tabled(p)) return std::nullopt;
+    const auto it = key.state == 0 ? plain_tables[static_cast<std::size_t>(key.seeds)] : tables.find(key);
+    if (it == tables.end()) {
+      missing_table(key);
+      return std::nullopt;
+    }
+    TableSlot& slot = open_slot(key, *it->second);
+    if (!slot.index->contains(p)) return std::nullopt;
+    return slot_value(c, slot, slot.index->rank(p));
   }
 
   // Move value from the child's value (g of the header), and the child window such
@@ -390,7 +532,8 @@ struct Searcher::Impl {
 
   // Fail-soft alpha-beta of depth `depth` (kExactDepth: to the end of the game; else
   // a depth-limited search whose leaves are worth 0, used only for move order and
-  // MTD(f)'s first guess). p is neither over nor tabled. A call returns r:
+  // MTD(f)'s first guess). p (k seeds on the board) is neither over nor tabled. A call
+  // returns r:
   //   r <= alpha  =>  v(p) <= r,      r >= beta  =>  v(p) >= r,      else  v(p) == r
   // (of the depth-limited value for a limited depth).
   //
@@ -400,15 +543,61 @@ struct Searcher::Impl {
   // other child by its seeds on the board. A move whose lower bound reaches beta cuts
   // off at once; a move whose upper bound is at most alpha is not searched.
   int search(Ctx& c, const Position& p, int alpha, int beta, int depth, std::size_t ply) {
+    const KPos q = board.from(p);
+    return ksearch(c, q, p.seeds_in(0, variant->pits()), alpha, beta, depth, ply);
+  }
+
+  // A Kalah move's value from the child's value, and the child window (see apply).
+  static int kapply(const KKid& ch, int cv) { return ch.again ? ch.gain + cv : ch.gain - cv; }
+  static std::pair<int, int> kwindow(const KKid& ch, int alpha, int beta) {
+    if (ch.again) return {alpha - ch.gain, beta - ch.gain};
+    return {ch.gain - beta, ch.gain - alpha};
+  }
+  // The exact value of a tabled position of `seeds` seeds (<= tables_max), or nullopt
+  // where the tables do not index it.
+  std::optional<int> ktable(Ctx& c, const KPos& q, int seeds) {
+    TableSlot& slot = kslot(seeds);
+    if (slot.plain_rank) return slot_value(c, slot, board.rank(q, seeds));
+    const Position p = board.to(q);
+    if (!slot.index->contains(p)) return std::nullopt;
+    return slot_value(c, slot, slot.index->rank(p));
+  }
+  // The open slot of the class of `seeds` seeds (<= tables_max; missing: an error).
+  TableSlot& kslot(int seeds) {
+    const auto it = plain_tables[static_cast<std::size_t>(seeds)];
+    if (it == tables.end()) missing_table(ClassKey{0, seeds});
+    return open_slot(ClassKey{0, seeds}, *it->second);
+  }
+  // Whether a plain class's index ranks positions as KalahBoard::rank does (a few
+  // positions checked; otherwise the index's own rank is used).
+  bool kalah_rank_matches(const ClassIndex& idx, int seeds) const {
+    if (!kalah || idx.subset() || idx.live_pits() != variant->pits() || seeds > tables_max) return false;
+    const Index n = idx.size();
+    if (n == 0) return false;
+    for (Index r : {Index{0}, n / 3, n / 2, n - 1}) {
+      const Position p = idx.unrank(r);
+      if (board.rank(board.from(p), seeds) != r) return false;
+    }
+    return true;
+  }
+
+  // One position's moves and what is known of them before searching (per ply).
+  struct KFrame {
+    KKid kids[16];
+    int lo[16], hi[16], order[16];
+    std::uint64_t hash[16];  // children above the tables: their hash
+    Index rank[16];          // tabled children: their rank in slot[i]
+    TableSlot* slot[16];
+  };
+
+  int ksearch(Ctx& c, const KPos& p, int k, int alpha, int beta, int depth, std::size_t ply) {
     if ((++c.nodes & 0xFFF) == 0) flush(c);
-    int k = 0;
-    for (int i = 0; i < variant->pits(); ++i) k += p.pits[static_cast<std::size_t>(i)];
-    const int bound = variant->value_bound(k), floor = floor_of(k);
+    const int bound = k, floor = floor_of(k);
     if (depth == 0) return 0;
     const bool exact_search = depth == kExactDepth;
     const int child_depth = exact_search ? kExactDepth : depth - 1;
 
-    const std::uint64_t h = position_hash(p);
+    const std::uint64_t h = kpos_hash(p);
     TTData e;
     int hint = -1;
     if (tt.probe(h, e)) {
@@ -420,16 +609,23 @@ struct Searcher::Impl {
       hint = e.best;
     }
 
-    Ply& P = c.at(ply);
-    variant->children(p, P.kids);
-    const std::size_t n = P.kids.size();
-    if (n == 0) return variant->terminal_value(p);
-    P.lo.resize(n);
-    P.hi.resize(n);
-    P.hash.resize(n);
-    P.order.clear();
-    for (std::size_t i = 0; i < n; ++i)  // start the children's table reads at once
-      if (!P.kids[i].game_over) tt.prefetch(P.hash[i] = position_hash(P.kids[i].next));
+    KFrame F;
+    const int n = board.children(p, k, F.kids);
+    if (n == 0) return 2 * KalahBoard::south(p) - k;
+    for (int i = 0; i < n; ++i) {  // start the children's reads at once (tables or transposition table)
+      const KKid& ch = F.kids[i];
+      if (ch.over) continue;
+      if (ch.seeds <= tables_max) {
+        TableSlot& s = *(F.slot[i] = &kslot(ch.seeds));
+        if (s.plain_rank) {
+          F.rank[i] = board.rank(ch.next, ch.seeds);
+          __builtin_prefetch(s.values.get() + F.rank[i] * static_cast<Index>(s.width));
+        }
+      } else {
+        tt.prefetch(F.hash[i] = kpos_hash(ch.next));
+      }
+    }
+    int nord = 0;
     const int alpha0 = alpha;
     const std::uint64_t nodes0 = c.nodes;
     int best = -kInf, best_i = -1, upper = -kInf;  // upper: the largest upper bound of a move not searched
@@ -445,72 +641,82 @@ struct Searcher::Impl {
       return r;
     };
     // Peek at every move.
-    for (std::size_t i = 0; i < n; ++i) {
-      const Child& ch = P.kids[i];
+    for (int i = 0; i < n; ++i) {
+      const KKid& ch = F.kids[i];
       int lo, hi;
-      if (ch.game_over) {
-        lo = hi = move_value(kind, ch, 0);
-      } else if (over(ch.next)) {
-        lo = hi = apply(ch, variant->terminal_value(ch.next));
+      if (ch.over) {
+        lo = hi = kapply(ch, 2 * KalahBoard::south(ch.next) - ch.seeds);
       } else {
-        const ClassKey ck = variant->class_of(ch.next);
-        if (auto t = table_value(c, ch.next, ck)) {
-          lo = hi = apply(ch, *t);
+        std::optional<int> t;
+        if (ch.seeds <= tables_max) {
+          TableSlot& s = *F.slot[i];
+          if (s.plain_rank) {
+            t = slot_value(c, s, F.rank[i]);
+          } else {
+            t = ktable(c, ch.next, ch.seeds);
+            if (!t) F.hash[i] = kpos_hash(ch.next);
+          }
+        }
+        if (t) {
+          lo = hi = kapply(ch, *t);
         } else {
-          const int cb = variant->value_bound(ck.seeds);
-          int clo = floor_of(ck.seeds), chi = cb;
-          lo = apply(ch, ch.same_side ? clo : chi);
-          hi = apply(ch, ch.same_side ? chi : clo);
+          int clo = floor_of(ch.seeds), chi = ch.seeds;
+          lo = kapply(ch, ch.again ? clo : chi);
+          hi = kapply(ch, ch.again ? chi : clo);
           TTData ce;  // the table only where the seeds leave the move undecided
-          if (lo < beta && hi > alpha && tt.probe(P.hash[i], ce)) {
+          if (lo < beta && hi > alpha && tt.probe(F.hash[i], ce)) {
             if (ce.usable(child_depth)) {
               clo = std::max(clo, ce.lo);
               chi = std::min(chi, ce.hi);
-              lo = apply(ch, ch.same_side ? clo : chi);
-              hi = apply(ch, ch.same_side ? chi : clo);
+              lo = kapply(ch, ch.again ? clo : chi);
+              hi = kapply(ch, ch.again ? chi : clo);
             }
           }
         }
       }
-      P.lo[i] = lo;
-      P.hi[i] = hi;
+      F.lo[i] = lo;
+      F.hi[i] = hi;
       if (lo > best) {
         best = lo;
-        best_i = static_cast<int>(i);
+        best_i = i;
       }
       if (lo >= beta) return finish(lo);
       if (lo == hi) upper = std::max(upper, hi);
-      else P.order.push_back(static_cast<int>(i));
+      else F.order[nord++] = i;
     }
     if (best > alpha) alpha = best;
     // Order: the table's best move, moves again (nearest the store first), then by the
     // middle of the peeked bounds (the child's exact entry in the transposition table,
     // else the immediate gain).
-    auto priority = [&](int i) {
-      const Child& ch = P.kids[static_cast<std::size_t>(i)];
-      int pr = (i == hint ? 1 << 20 : 0) + (ch.same_side ? (1 << 12) + i : 0) +
-               (P.lo[static_cast<std::size_t>(i)] + P.hi[static_cast<std::size_t>(i)]) * 4;
-      if (c.helper && ply < 6) pr ^= static_cast<int>(splitmix(h + static_cast<std::uint64_t>(c.helper * 131 + i)) & 63);
-      return pr;
-    };
-    std::stable_sort(P.order.begin(), P.order.end(), [&](int a, int b) { return priority(a) > priority(b); });
-    for (std::size_t j = 0; j < P.order.size(); ++j) {
+    int pr[16];
+    for (int j = 0; j < nord; ++j) {
+      const int i = F.order[j];
+      pr[i] = (i == hint ? 1 << 20 : 0) + (F.kids[i].again ? (1 << 12) + i : 0) + (F.lo[i] + F.hi[i]) * 4;
+    }
+    for (int j = 1; j < nord; ++j) {  // insertion sort, stable
+      const int x = F.order[j];
+      int t = j;
+      while (t > 0 && pr[F.order[t - 1]] < pr[x]) {
+        F.order[t] = F.order[t - 1];
+        --t;
+      }
+      F.order[t] = x;
+    }
+    for (int j = 0; j < nord; ++j) {
       if (j == 1 && ply == 0 && split_threads > 1 && best < beta) {
         // Root split: the first move searched alone, the others shared among the
         // threads (each with its own state); a cut-off stops the rest.
-        split_root(P, j, alpha, beta, child_depth, best, best_i, upper);
+        split_root(F, j, nord, alpha, beta, child_depth, best, best_i, upper);
         break;
       }
-      const int i = P.order[j];  // P stays valid: deeper plies are added at the deque's end
-      Ply& Q = P;
-      const std::size_t u = static_cast<std::size_t>(i);
-      if (Q.hi[u] <= alpha) {
-        upper = std::max(upper, Q.hi[u]);
+      const int i = F.order[j];
+      if (F.hi[i] <= alpha) {
+        upper = std::max(upper, F.hi[i]);
         continue;
       }
-      const Child& ch = Q.kids[u];
-      const auto [ca, cb] = child_window(ch, alpha, beta);
-      const int w = std::clamp(apply(ch, search(c, ch.next, ca, cb, child_depth, ply + 1)), Q.lo[u], Q.hi[u]);
+      const KKid& ch = F.kids[i];
+      const auto [ca, cb] = kwindow(ch, alpha, beta);
+      const int w = std::clamp(kapply(ch, ksearch(c, ch.next, ch.seeds, ca, cb, child_depth, ply + 1)), F.lo[i], F.hi[i]);
       if (w > best) {
         best = w;
         best_i = i;
@@ -521,23 +727,22 @@ struct Searcher::Impl {
     return finish(best >= beta || best > alpha0 ? best : std::max(best, upper));
   }
 
-  // The moves P.order[from..] of the root searched in parallel with the window
+  // The moves F.order[from..to) of the root searched in parallel with the window
   // (alpha, beta) (alpha as it stands: the tasks do not raise it), results folded into
   // best / best_i / upper as the serial loop does.
-  void split_root(Ply& P, std::size_t from, int alpha, int beta, int child_depth, int& best, int& best_i, int& upper) {
+  void split_root(KFrame& F, int from, int to, int alpha, int beta, int child_depth, int& best, int& best_i, int& upper) {
     std::atomic<bool> cut{false};
     std::mutex fold;
     bool aborted = false;
     tbb::parallel_for(
-        tbb::blocked_range<std::size_t>(from, P.order.size(), 1),
-        [&](const tbb::blocked_range<std::size_t>& r) {
-          for (std::size_t j = r.begin(); j != r.end(); ++j) {
-            const int i = P.order[j];
-            const std::size_t u = static_cast<std::size_t>(i);
+        tbb::blocked_range<int>(from, to, 1),
+        [&](const tbb::blocked_range<int>& r) {
+          for (int j = r.begin(); j != r.end(); ++j) {
+            const int i = F.order[j];
             if (cut.load()) return;
-            if (P.hi[u] <= alpha) {
+            if (F.hi[i] <= alpha) {
               std::lock_guard lock(fold);
-              upper = std::max(upper, P.hi[u]);
+              upper = std::max(upper, F.hi[i]);
               continue;
             }
             Ctx t;
@@ -545,9 +750,9 @@ struct Searcher::Impl {
             int w = 0;
             bool done = false;
             try {
-              const Child& ch = P.kids[u];
-              const auto [ca, cb] = child_window(ch, alpha, beta);
-              w = std::clamp(apply(ch, search(t, ch.next, ca, cb, child_depth, 1)), P.lo[u], P.hi[u]);
+              const KKid& ch = F.kids[i];
+              const auto [ca, cb] = kwindow(ch, alpha, beta);
+              w = std::clamp(kapply(ch, ksearch(t, ch.next, ch.seeds, ca, cb, child_depth, 1)), F.lo[i], F.hi[i]);
               done = true;
             } catch (const Abort&) {
             }
@@ -576,7 +781,7 @@ struct Searcher::Impl {
     const int bound = variant->value_bound(k);
     int lo = floor_of(k), hi = bound;
     TTData e;
-    if (tt.probe(position_hash(q), e) && e.usable(depth)) {
+    if (tt.probe(kpos_hash(board.from(q)), e) && e.usable(depth)) {
       lo = std::max(lo, e.lo);
       hi = std::min(hi, e.hi);
     }
@@ -612,7 +817,7 @@ struct Searcher::Impl {
     if (kids.empty()) return variant->terminal_value(q);
     int guess = 0;
     TTData e;
-    if (tt.probe(position_hash(q), e) && e.exact_bounds() && e.lo > -kInf) {
+    if (tt.probe(kpos_hash(board.from(q)), e) && e.exact_bounds() && e.lo > -kInf) {
       guess = (e.lo + e.hi) / 2;
     } else {
       for (int d = 3; d <= opt.guess_depth; d += 3) guess = mtdf(c, q, guess, d, what);
@@ -634,7 +839,7 @@ struct Searcher::Impl {
     std::vector<Child> kids;
     variant->children(q, kids);
     TTData e;
-    const int hint = tt.probe(position_hash(q), e) ? e.best : -1;
+    const int hint = tt.probe(kpos_hash(board.from(q)), e) ? e.best : -1;
     std::vector<int> order(kids.size());
     for (std::size_t i = 0; i < kids.size(); ++i) order[i] = static_cast<int>(i);
     if (hint >= 0 && hint < static_cast<int>(kids.size())) std::swap(order[0], order[static_cast<std::size_t>(hint)]);
@@ -969,6 +1174,10 @@ std::expected<std::unique_ptr<Searcher>, SearchError> Searcher::create(VariantPt
       impl->tables_max = std::max(impl->tables_max, k.seeds);
     }
     for (int n = 0; n <= impl->tables_max; ++n) impl->plain_tables.push_back(impl->tables.find(ClassKey{0, n}));
+  }
+  if (const auto* kalah = dynamic_cast<const Kalah*>(v.get())) {
+    impl->kalah = true;
+    impl->board = KalahBoard(kalah->pits_per_side(), kalah->capture() == Kalah::Capture::Empty, impl->tables_max);
   }
   // Cyclic variants: the transposition table is not used; the memory goes to the memo
   // (about 64 bytes an entry) and the region being solved (about 320 bytes a position).
