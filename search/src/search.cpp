@@ -334,10 +334,22 @@ class KalahBoard {
 
 struct Abort {};
 
+// A position whose moves are searched in parallel: a cut-off sets `cut`, and every
+// search under it (at any depth of splits) stops.
+struct SplitPoint {
+  std::atomic<bool> cut{false};
+  const SplitPoint* parent = nullptr;
+  bool stopped() const {
+    for (const SplitPoint* s = this; s; s = s->parent)
+      if (s->cut.load(std::memory_order_relaxed)) return true;
+    return false;
+  }
+};
+
 // One thread's search state.
 struct Ctx {
   std::uint64_t nodes = 0, flushed = 0, table_hits = 0;
-  const std::atomic<bool>* stop = nullptr;   // a helper stops when this is set
+  const SplitPoint* split = nullptr;  // the innermost parallel split this search is part of
 };
 
 constexpr int kInf = kWinValue + 2;
@@ -357,7 +369,8 @@ struct Searcher::Impl {
   bool secures_one = false;  // the mover always stores a seed (Kalah, empty capture)
   bool kalah = false;        // the search of Kalah positions (KalahBoard)
   KalahBoard board;
-  int split_threads = 1;     // > 1: the root's moves are shared among threads (split_root)
+  int split_threads = 1;     // > 1: moves are searched in parallel (split) near the root
+  int split_plies = 8;       // splits at plies below this
   std::unordered_map<ClassKey, std::unique_ptr<TableSlot>, ClassKeyHash> tables;
   int tables_max = -1;
   // tables.find(key) of the classes with no marks or flags, by seeds.
@@ -407,7 +420,7 @@ struct Searcher::Impl {
   void flush(Ctx& c) {
     nodes += c.nodes - c.flushed;
     c.flushed = c.nodes;
-    if (c.stop && c.stop->load(std::memory_order_relaxed)) throw Abort{};
+    if (c.split && c.split->stopped()) throw Abort{};
     if (aborting.load(std::memory_order_relaxed)) throw Abort{};
     if (opt.cancel && opt.cancel->load()) fail({SearchError::Cancelled, "search cancelled"});
     const double s = seconds();
@@ -703,10 +716,10 @@ struct Searcher::Impl {
       F.order[t] = x;
     }
     for (int j = 0; j < nord; ++j) {
-      if (j == 1 && ply == 0 && split_threads > 1 && best < beta) {
-        // Root split: the first move searched alone, the others shared among the
-        // threads (each with its own state); a cut-off stops the rest.
-        split_root(F, j, nord, alpha, beta, child_depth, best, best_i, upper);
+      if (j == 1 && split_threads > 1 && ply < static_cast<std::size_t>(split_plies) && nord > 2 && best < beta) {
+        // Young brothers wait: the first move searched alone, the others shared
+        // among the threads (each with its own state); a cut-off stops the rest.
+        split(c, F, j, nord, alpha, beta, child_depth, ply, best, best_i, upper);
         break;
       }
       const int i = F.order[j];
@@ -727,50 +740,57 @@ struct Searcher::Impl {
     return finish(best >= beta || best > alpha0 ? best : std::max(best, upper));
   }
 
-  // The moves F.order[from..to) of the root searched in parallel with the window
-  // (alpha, beta) (alpha as it stands: the tasks do not raise it), results folded into
-  // best / best_i / upper as the serial loop does.
-  void split_root(KFrame& F, int from, int to, int alpha, int beta, int child_depth, int& best, int& best_i, int& upper) {
-    std::atomic<bool> cut{false};
+  // The moves F.order[from..to) of a position searched in parallel with the window
+  // (alpha, beta) (alpha as it stands: the tasks do not raise it; MTD(f)'s windows are
+  // null windows anyway), results folded into best / best_i / upper as the serial
+  // loop does. Each task has its own state under a split point that a cut-off sets.
+  void split(Ctx& c, KFrame& F, int from, int to, int alpha, int beta, int child_depth, std::size_t ply, int& best,
+             int& best_i, int& upper) {
+    SplitPoint sp;
+    sp.parent = c.split;
     std::mutex fold;
     bool aborted = false;
+    std::uint64_t sub = 0;  // the tasks' positions (the parent's effort)
     tbb::parallel_for(
         tbb::blocked_range<int>(from, to, 1),
         [&](const tbb::blocked_range<int>& r) {
           for (int j = r.begin(); j != r.end(); ++j) {
             const int i = F.order[j];
-            if (cut.load()) return;
+            if (sp.cut.load()) return;
             if (F.hi[i] <= alpha) {
               std::lock_guard lock(fold);
               upper = std::max(upper, F.hi[i]);
               continue;
             }
             Ctx t;
-            t.stop = &cut;
+            t.split = &sp;
             int w = 0;
             bool done = false;
             try {
               const KKid& ch = F.kids[i];
               const auto [ca, cb] = kwindow(ch, alpha, beta);
-              w = std::clamp(kapply(ch, ksearch(t, ch.next, ch.seeds, ca, cb, child_depth, 1)), F.lo[i], F.hi[i]);
+              w = std::clamp(kapply(ch, ksearch(t, ch.next, ch.seeds, ca, cb, child_depth, ply + 1)), F.lo[i], F.hi[i]);
               done = true;
             } catch (const Abort&) {
             }
             nodes += t.nodes - t.flushed;
             table_hits += t.table_hits;
             std::lock_guard lock(fold);
+            sub += t.nodes;
             if (!done) {
-              if (!cut.load()) aborted = true;  // the whole search stops (error, limit, cancel)
+              if (!sp.cut.load()) aborted = true;  // stopped from above (a cut-off there, error, limit, cancel)
               continue;
             }
             if (w > best) {
               best = w;
               best_i = i;
             }
-            if (best >= beta) cut = true;
+            if (best >= beta) sp.cut = true;
           }
         },
         tbb::simple_partitioner());
+    c.nodes += sub;  // counted already
+    c.flushed += sub;
     if (aborted) throw Abort{};
   }
 
