@@ -18,6 +18,12 @@ mkdir -p "$OUT"
 if [ ! -f "$T/kalah_6_empty.20.0000000000000000.mtb" ]; then
   "$B" generate kalah:6:empty --max-seeds 20 --out "$T" --threads 2
 fi
+# Tables of an older format are refused by the reader: say so before timing anything.
+if ! err=$("$B" solve kalah:6:empty --per-pit 2 --tables "$T" --threads 1 --best-only --no-pv 2>&1 >/dev/null); then
+  echo "the tables in $T cannot be read: $err" >&2
+  echo "make them with: $B generate kalah:6:empty --max-seeds 20 --out NEW_DIR --threads 2" >&2
+  exit 1
+fi
 printf '%-28s %8s %8s %12s %9s  %s\n' job wall_s cpu_s positions peak_MiB value
 for job in "best-t1 --best-only --threads 1" "best-t2 --best-only --threads 2" "all-t1 --threads 1"; do
   set -- $job
