@@ -12,14 +12,19 @@ Position Oware::start(int per_pit) const {
 // opponent pit 2 or 3 captures it and the run of 2s and 3s before it in his row.
 int Oware::play(Position& p, int pit) {
   auto& b = p.pits;
-  int s = b[static_cast<std::size_t>(pit)];
+  const int s = b[static_cast<std::size_t>(pit)];
   b[static_cast<std::size_t>(pit)] = 0;
+  // By laps: each full lap puts one seed in each of the 11 other pits; the rest
+  // (1..11 seeds) go one by one after the start pit and never reach it again.
+  // E.g. 13 seeds from pit 2: one lap, then pits 3 and 4; the last seed is in pit 4.
+  const int laps = (s - 1) / (kPits - 1), rest = s - laps * (kPits - 1);
+  if (laps > 0)
+    for (int i = 0; i < kPits; ++i)
+      if (i != pit) b[static_cast<std::size_t>(i)] = static_cast<Seeds>(b[static_cast<std::size_t>(i)] + laps);
   int q = pit;
-  while (s > 0) {
-    q = (q + 1) % kPits;
-    if (q == pit) continue;
+  for (int k = 0; k < rest; ++k) {
+    q = q + 1 == kPits ? 0 : q + 1;
     ++b[static_cast<std::size_t>(q)];
-    --s;
   }
   int gain = 0;
   while (q >= kRow) {
@@ -38,18 +43,21 @@ void Oware::children(const Position& p, std::vector<Child>& out) const {
   bool any_feeds = false;
   for (int i = 0; i < kRow; ++i) {
     if (p.pits[static_cast<std::size_t>(i)] == 0) continue;
-    Child c;
-    c.move = Move::sow(i);
-    c.next = p;
-    c.gain_mover = static_cast<std::int16_t>(play(c.next, i));
-    const bool feeds = c.next.seeds_in(kRow, kPits) > 0;
+    Position b = p;
+    const int gain = play(b, i);
+    const bool feeds = b.seeds_in(kRow, kPits) > 0;
     if (feeds && !any_feeds) {
       out.clear();
       any_feeds = true;
     }
-    if (feeds || !any_feeds) {
-      c.next = rotate(c.next);
-      out.push_back(c);
+    if (feeds || !any_feeds) {  // built in place, turned round (no marks or flags here)
+      Child& c = out.emplace_back();
+      c.move = Move::sow(i);
+      c.gain_mover = static_cast<std::int16_t>(gain);
+      for (std::size_t k = 0; k < kRow; ++k) {
+        c.next.pits[k] = b.pits[k + kRow];
+        c.next.pits[k + kRow] = b.pits[k];
+      }
     }
   }
 }

@@ -43,6 +43,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cstdint>
@@ -498,11 +499,55 @@ class ClassSolver {
   }
 
   // ---- Levels: counters, un-moves, notices -----------------------------------------
+  //
+  // One cell per position, the value and the state side by side, so that telling a
+  // parent touches one cache line. Level t is solved by one pass over the slice, 64
+  // positions (one bitmap word) at a time: the positions decided earlier at t (waiting
+  // in `later`) and the undecided ones whose best exit is worth t are decided and put
+  // on the task's work stack; the stack is drained at once, kTellBatch positions at a
+  // time (their parents found and ranked first, the parents' cells prefetched, then
+  // told), and a parent that decides at t in turn goes on the same stack. Only what a
+  // task cannot keep (a stack past kDrainLimit: the frontier bitmap) and the notices
+  // for other ranks wait for a next round. Before, every step of the propagation was
+  // a round over the whole frontier bitmap (Oware: up to ~500 rounds per class).
+  struct Cell {
+    S val;               // undecided: the best exit (clamped into S); decided: the value
+    std::uint8_t state;  // bit 7: decided; bits 0-6: in-class moves not yet known to lose
+  };
+  // A local parent (its position: parents[at]) to tell that its in-class child (slot
+  // `child` of the batch, or kExact: no check needed) is worth `worth` to it.
+  struct Told {
+    Index parent;
+    std::uint32_t child, at;
+    Value worth;
+  };
+  static constexpr std::uint32_t kExact = ~std::uint32_t{0};
+  static constexpr std::size_t kTellBatch = 32;
+  static constexpr std::size_t kDrainLimit = std::size_t{1} << 16;
+  // Per task: the positions decided at the level solved whose parents are not yet
+  // told, with their positions (a parent found by un-moves is not unranked again).
+  struct Work {
+    std::vector<Index> stack;
+    std::vector<Position> stack_pos;
+    std::vector<Told> told;
+    std::vector<Position> parents;          // of the batch's children, for told[].at
+    std::array<Position, kTellBatch> kids;  // the batch's positions (for Superset checks)
+    Work() {
+      stack.reserve(256);
+      stack_pos.reserve(256);
+      told.reserve(kTellBatch * 8);
+      parents.reserve(kTellBatch * 8);
+    }
+    void push(Index u, const Position& p) {
+      stack.push_back(u);
+      stack_pos.push_back(p);
+    }
+  };
+
   std::expected<Bytes, std::string> levels() {
     const auto K = static_cast<std::size_t>(ranks_);
     const auto L = static_cast<std::size_t>(local_);
-    val_.assign(L, 0);
-    state_.assign(L, 0);
+    cells_.assign(L, Cell{0, 0});
     later_.assign(L / 64 + 1, 0);
     frontier_.assign(L / 64 + 1, 0);
     level_ = bound_ + 1;
@@ -529,106 +574,147 @@ class ClassSolver {
       t = tr_.max(next, "all_reduce (next level)");
       if (t <= 0) break;
       level_ = t;
-      // Decided earlier at this level (exits alone, or all in-class moves lost):
-      // move them from `later` to the frontier. Then the seeds: undecided positions
-      // whose best exit is worth exactly t.
-      parallel(words, 1024, [&](const tbb::blocked_range<Index>& r, Context&) {
+      ++rounds_;
+      parallel(words, 16, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+        Work work;
         for (Index w = r.begin(); w < r.end(); ++w) {
-          const std::uint64_t bits = detail::load(later_[static_cast<std::size_t>(w)]);
-          std::uint64_t take = 0;
-          for (std::uint64_t b = bits; b;) {
-            const Index i = w * 64 + static_cast<Index>(std::countr_zero(b));
-            b &= b - 1;
-            if (std::abs(detail::load(val_[static_cast<std::size_t>(i)])) == t) take |= std::uint64_t{1} << (i % 64);
-          }
-          if (take) {
-            std::atomic_ref<std::uint64_t>(later_[static_cast<std::size_t>(w)]).fetch_and(~take, std::memory_order_relaxed);
-            std::atomic_ref<std::uint64_t>(frontier_[static_cast<std::size_t>(w)]).fetch_or(take, std::memory_order_relaxed);
-          }
+          start_level(w, t, work, ctx);
+          drain(work, ctx);
         }
       });
-      parallel(local_, 1 << 16, [&](const tbb::blocked_range<Index>& r, Context&) {
-        for (Index i = r.begin(); i < r.end(); ++i) {
-          const auto u = static_cast<std::size_t>(i);
-          if (!(detail::load(state_[u]) & kDecided) && detail::load(val_[u]) == t) decide(i, static_cast<Value>(t));
-        }
-      });
-      // Propagate the frontier until no rank has anything new at this level.
+      // Rounds for what the pass could not finish: notices for other ranks, stacks
+      // that overflowed into the frontier bitmap.
       for (;;) {
+        const Tally tally = finish_phase("all_reduce (propagation round)");
+        if (tally.stopped) return std::unexpected(stop_reason());
+        if (tally.changed == 0) break;
         ++rounds_;
-        parallel(words, 64, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-          for (Index w = r.begin(); w < r.end(); ++w) {
-            auto& word = frontier_[static_cast<std::size_t>(w)];
-            if (detail::load(word) == 0) continue;  // most words are empty: no atomic write for them
-            std::uint64_t bits = std::atomic_ref<std::uint64_t>(word).exchange(0, std::memory_order_relaxed);
-            while (bits) {
-              const Index i = w * 64 + static_cast<Index>(std::countr_zero(bits));
-              bits &= bits - 1;
-              propagate(i, ctx);
-              ++ctx.tally.changed;
-            }
-          }
-        });
         if (K > 1) {
           tr_.exchange(outbox_, inbox, kNoticeBytes, "all_to_all (notices)");
           for (const auto& from : inbox) {
             parallel(from.size(), 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+              Work work;
               for (Index k = r.begin(); k < r.end(); ++k) {
                 const Notice& m = from[static_cast<std::size_t>(k)];
                 if (m.child == kNoCheck) {
-                  apply(m.parent - begin_, nullptr, m.worth, ctx);
+                  apply(m.parent - begin_, nullptr, nullptr, m.worth, work, ctx);
                 } else {
                   const Position c = index_.unrank(m.child);
-                  apply(m.parent - begin_, &c, m.worth, ctx);
+                  apply(m.parent - begin_, nullptr, &c, m.worth, work, ctx);
                 }
-                ++ctx.tally.changed;
+                if (work.stack.size() >= kTellBatch) drain(work, ctx);
               }
+              drain(work, ctx);
             });
           }
         }
-        const Tally tally = finish_phase("all_reduce (propagation round)");
-        if (tally.stopped) return std::unexpected(stop_reason());
-        if (tally.changed == 0) break;
+        parallel(words, 64, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+          Work work;
+          for (Index w = r.begin(); w < r.end(); ++w) {
+            auto& word = frontier_[static_cast<std::size_t>(w)];
+            if (detail::load(word) == 0) continue;  // most words are empty: no atomic write for them
+            for (std::uint64_t bits = std::atomic_ref<std::uint64_t>(word).exchange(0, std::memory_order_relaxed); bits;
+                 bits &= bits - 1) {
+              const Index u = w * 64 + static_cast<Index>(std::countr_zero(bits));
+              work.push(u, index_.unrank(begin_ + u));
+            }
+            drain(work, ctx);
+          }
+        });
       }
     }
-    return encode([&](std::size_t u) -> Value { return (state_[u] & kDecided) ? Value{val_[u]} : Value{0}; });
+    return encode([&](std::size_t u) -> Value { return (cells_[u].state & kDecided) ? Value{cells_[u].val} : Value{0}; });
   }
 
-  // A decided position whose parents must hear of it: at the level being solved it
-  // joins the frontier, at a lower level it waits in `later`.
-  void mark_pending(Index u, Value v) {
+  // Level t, positions 64w..64w+63: those decided earlier at t leave `later`, the
+  // undecided whose best exit is worth t are decided; both go on the work stack.
+  void start_level(Index w, int t, Work& work, Context& ctx) {
+    auto& later = later_[static_cast<std::size_t>(w)];
+    std::uint64_t take = 0;
+    for (std::uint64_t b = detail::load(later); b; b &= b - 1) {
+      const Index i = w * 64 + static_cast<Index>(std::countr_zero(b));
+      if (std::abs(detail::load(cells_[static_cast<std::size_t>(i)].val)) == t) {
+        take |= std::uint64_t{1} << (i % 64);
+        work.push(i, index_.unrank(begin_ + i));
+      }
+    }
+    if (take) std::atomic_ref<std::uint64_t>(later).fetch_and(~take, std::memory_order_relaxed);
+    const Index end = std::min<Index>(w * 64 + 64, local_);
+    for (Index i = w * 64; i < end; ++i) {
+      const Cell& c = cells_[static_cast<std::size_t>(i)];
+      if (!(detail::load(c.state) & kDecided) && detail::load(c.val) == t)
+        decide(i, static_cast<Value>(t), nullptr, &work, ctx);
+    }
+  }
+
+  // A decided position (p: its position, or null) whose parents must hear of it: at
+  // the level being solved it goes on the work stack (or, past kDrainLimit or without
+  // one, the frontier), at a lower level it waits in `later`.
+  void mark_pending(Index u, Value v, const Position* p, Work* work, Context& ctx) {
     if (v == 0) return;
-    auto& bits = std::abs(v) == level_ ? frontier_ : later_;
+    const int a = std::abs(v);
+    if (a == level_) {
+      if (work && work->stack.size() < kDrainLimit) {
+        work->push(u, p ? *p : index_.unrank(begin_ + u));
+        return;
+      }
+      ++ctx.tally.changed;  // a next round tells its parents
+    }
+    auto& bits = a == level_ ? frontier_ : later_;
     std::atomic_ref<std::uint64_t>(bits[static_cast<std::size_t>(u / 64)])
         .fetch_or(std::uint64_t{1} << (u % 64), std::memory_order_relaxed);
-    detail::store(level_seen_[static_cast<std::size_t>(std::abs(v))], std::uint8_t{1});
+    detail::store(level_seen_[static_cast<std::size_t>(a)], std::uint8_t{1});
   }
   // Sets the final value of an undecided local position; false if another thread won.
-  bool decide(Index u, Value v) {
-    std::atomic_ref<std::uint8_t> st(state_[static_cast<std::size_t>(u)]);
+  bool decide(Index u, Value v, const Position* p, Work* work, Context& ctx) {
+    Cell& cell = cells_[static_cast<std::size_t>(u)];
+    std::atomic_ref<std::uint8_t> st(cell.state);
     std::uint8_t s = st.load(std::memory_order_relaxed);
     do {
       if (s & kDecided) return false;
     } while (!st.compare_exchange_weak(s, static_cast<std::uint8_t>(s | kDecided), std::memory_order_relaxed));
-    detail::store(val_[static_cast<std::size_t>(u)], static_cast<S>(v));
-    mark_pending(u, v);
+    detail::store(cell.val, static_cast<S>(v));
+    mark_pending(u, v, p, work, ctx);
     return true;
   }
 
+  // The exits' slots are found and prefetched before any is read, so that the cache
+  // misses of a position's exits (random places in lower classes) overlap.
   void init(Index u, const Position& p, Context& ctx) {
     rules_.Rules::children(p, ctx.kids);
     if (ctx.kids.empty()) {
-      decide(u, rules_.Rules::terminal_value(p));
+      decide(u, rules_.Rules::terminal_value(p), &p, nullptr, ctx);
       return;
     }
-    Value e = kNone;
+    constexpr std::size_t kSlots = 32;
+    enum : std::uint8_t { kMove, kFound, kOtherExit };
+    std::array<const std::uint8_t*, kSlots> at;
+    std::array<std::uint8_t, kSlots> tag, width;
+    const std::size_t nk = std::min(ctx.kids.size(), kSlots);
     ctx.ranks.clear();
-    for (const Child& c : ctx.kids) {
+    for (std::size_t k = 0; k < ctx.kids.size(); ++k) {
+      const Child& c = ctx.kids[k];
       if (in_class(c)) {
         ctx.ranks.push_back(index_.rank(c.next));
         ++ctx.in_moves;
+        if (k < nk) tag[k] = kMove;
+      } else if (k < nk) {
+        int w = 0;
+        at[k] = c.game_over ? nullptr : exit_slot(c, ctx, w);
+        tag[k] = at[k] ? kFound : kOtherExit;
+        width[k] = static_cast<std::uint8_t>(w);
+        if (at[k]) __builtin_prefetch(at[k]);
+      }
+    }
+    Value e = kNone;
+    for (std::size_t k = 0; k < ctx.kids.size(); ++k) {
+      const Child& c = ctx.kids[k];
+      if (k < nk ? tag[k] == kMove : in_class(c)) continue;
+      if (k < nk && tag[k] == kFound) {
+        ++ctx.exits;
+        e = std::max(e, move_value(kind_, c, read_value(at[k], width[k])));
       } else {
-        e = std::max(e, exit_value(c, ctx));
+        e = std::max(e, exit_value(c, ctx));  // game over, or a class missing (an error)
         if (stopped()) return;
       }
     }
@@ -639,67 +725,90 @@ class ClassSolver {
       return;
     }
     if (distinct == 0) {
-      decide(u, e);
+      decide(u, e, &p, nullptr, ctx);
       return;
     }
-    const auto uu = static_cast<std::size_t>(u);
-    // Undecided: val_ holds the best exit, clamped into S (kNone -> -bound-1).
-    detail::store(val_[uu], static_cast<S>(std::max<int>(e, -bound_ - 1)));
-    detail::store(state_[uu], static_cast<std::uint8_t>(distinct));
+    Cell& cell = cells_[static_cast<std::size_t>(u)];
+    // Undecided: val holds the best exit, clamped into S (kNone -> -bound-1).
+    detail::store(cell.val, static_cast<S>(std::max<int>(e, -bound_ - 1)));
+    detail::store(cell.state, static_cast<std::uint8_t>(distinct));
     if (e > 0) detail::store(level_seen_[static_cast<std::size_t>(e)], std::uint8_t{1});
   }
 
-  // Local child u got its final value: tell its parents (here, or their owners).
-  void propagate(Index u, Context& ctx) {
+  // Tells the parents of every position on the work stack, kTellBatch at a time.
+  void drain(Work& work, Context& ctx) {
+    while (!work.stack.empty() && !stopped()) {
+      work.told.clear();
+      work.parents.clear();
+      const std::size_t take = std::min(work.stack.size(), kTellBatch);
+      for (std::size_t k = 0; k < take; ++k) {
+        work.kids[k] = work.stack_pos.back();
+        const Index u = work.stack.back();
+        work.stack.pop_back();
+        work.stack_pos.pop_back();
+        find_parents(u, static_cast<std::uint32_t>(k), work, ctx);
+      }
+      for (const Told& t : work.told)
+        apply(t.parent, &work.parents[t.at], t.child == kExact ? nullptr : &work.kids[t.child], t.worth, work, ctx);
+    }
+  }
+
+  // Local child u (its position: work.kids[slot]) has its final value: its local
+  // parents go on work.told (their cells prefetched), the others' owners get notices.
+  void find_parents(Index u, std::uint32_t slot, Work& work, Context& ctx) {
     const Index ci = begin_ + u;
-    const Position c = index_.unrank(ci);
+    const Position& c = work.kids[slot];
     const bool exact = rules_.Rules::in_class_parents(c, ctx.parents) == Variant::Parents::Exact;
-    const Value x = neg(detail::load(val_[static_cast<std::size_t>(u)]));  // what the move to c is worth to a parent
+    const Value x = neg(detail::load(cells_[static_cast<std::size_t>(u)].val));  // what the move to c is worth to a parent
     ctx.ranks.clear();
     for (const Position& q : ctx.parents) {
       if (!index_.allowed(q)) continue;
       const Index qi = index_.rank(q);
-      const bool here = mine(qi);
-      if (here && (detail::load(state_[static_cast<std::size_t>(qi - begin_)]) & kDecided)) continue;
       if (!exact) {  // a superset, maybe with repeats: each q once, checked where it is applied
         if (std::find(ctx.ranks.begin(), ctx.ranks.end(), qi) != ctx.ranks.end()) continue;
         ctx.ranks.push_back(qi);
       }
-      if (here) apply(qi - begin_, exact ? nullptr : &c, x, ctx);
-      else ctx.outbox[owner(qi)].push_back(Notice{qi, exact ? kNoCheck : ci, x});
+      if (mine(qi)) {
+        __builtin_prefetch(&cells_[static_cast<std::size_t>(qi - begin_)], 1);
+        work.told.push_back(Told{qi - begin_, exact ? kExact : slot, static_cast<std::uint32_t>(work.parents.size()), x});
+        work.parents.push_back(q);
+      } else {
+        ctx.outbox[owner(qi)].push_back(Notice{qi, exact ? kNoCheck : ci, x});
+        ++ctx.tally.changed;  // its owner applies it in a next round
+      }
     }
   }
 
-  // Parent u (local) hears that its in-class child c is worth x to it (c == nullptr:
-  // the parent list was exact; else u is checked to really move to c).
-  void apply(Index u, const Position* c, Value x, Context& ctx) {
-    const auto uu = static_cast<std::size_t>(u);
-    if (detail::load(state_[uu]) & kDecided) return;
+  // Parent u (local; its position: self, or null) hears that its in-class child c is
+  // worth x to it (c == nullptr: the parent list was exact; else u is checked to
+  // really move to c).
+  void apply(Index u, const Position* self, const Position* c, Value x, Work& work, Context& ctx) {
+    Cell& cell = cells_[static_cast<std::size_t>(u)];
+    if (detail::load(cell.state) & kDecided) return;
     if (c) {
-      rules_.Rules::children(index_.unrank(begin_ + u), ctx.parent_kids);
+      rules_.Rules::children(self ? *self : index_.unrank(begin_ + u), ctx.parent_kids);
       bool moves_to_c = false;
       for (const Child& k : ctx.parent_kids)
         if (!k.game_over && !k.same_side && k.next == *c) moves_to_c = true;
       if (!moves_to_c) return;
     }
     if (x > 0) {  // c is lost for its mover: u wins exactly x (no better option is left)
-      decide(u, x);
+      decide(u, x, self, &work, ctx);
       return;
     }
     // c is won for its mover: one fewer move of u that may still be good for u.
-    std::atomic_ref<std::uint8_t> st(state_[uu]);
+    std::atomic_ref<std::uint8_t> st(cell.state);
     const std::uint8_t before = st.fetch_sub(1, std::memory_order_relaxed);
     if ((before & kDecided) || (before & kCountMask) != 1) return;
     // Every in-class move of u loses; c, decided last, is the least bad of them.
-    const Value e = detail::load(val_[uu]);
+    const Value e = detail::load(cell.val);
     const Value best = std::max<Value>(e < -bound_ ? kNone : e, x);
     std::uint8_t s = st.load(std::memory_order_relaxed);
     if (!(s & kDecided) && st.compare_exchange_strong(s, static_cast<std::uint8_t>(s | kDecided), std::memory_order_relaxed)) {
-      detail::store(val_[uu], static_cast<S>(best));
-      mark_pending(u, best);
+      detail::store(cell.val, static_cast<S>(best));
+      mark_pending(u, best, self, &work, ctx);
     }
   }
-
   const Rules& rules_;
   const ClassIndex& index_;
   const SolvedClasses& solved_;
@@ -718,15 +827,14 @@ class ClassSolver {
   std::atomic<std::uint64_t> done_{0}, in_moves_{0}, exits_{0};
   int rounds_ = 0;
 
-  // Acyclic: the values (kUnset until known). Levels: the best exit while undecided,
-  // the value once decided.
+  // Acyclic: the values (kUnset until known).
   std::vector<S> val_;
   // Sweeps.
   std::vector<S> lo_, hi_;
   std::vector<std::vector<Index>> ghost_index_;  // per owner: sorted indices this rank reads
   std::vector<std::vector<S>> ghost_lo_, ghost_hi_;
   // Levels.
-  std::vector<std::uint8_t> state_;      // bit 7: decided; bits 0-6: in-class moves not yet known to lose
+  std::vector<Cell> cells_;
   std::vector<std::uint64_t> later_;     // decided, parents not yet told, at a lower level
   std::vector<std::uint64_t> frontier_;  // decided at the current level, parents not yet told
   std::vector<std::vector<Notice>> outbox_;  // notices for other ranks
