@@ -65,30 +65,40 @@ class TranspositionTable {
   static constexpr int kWays = 4;
   static constexpr std::uint64_t kMinBytes = 1ull << 20;
 
-  // In 2 MiB-aligned memory, with transparent huge pages asked for: a probe then
-  // misses the cache but rarely the TLB.
+  // In fresh 2 MiB-aligned memory (anonymous pages read as zero: no entry needs
+  // writing before the search, and pages are only touched as the search fills them),
+  // with transparent huge pages asked for: a probe then misses the cache but rarely
+  // the TLB.
   bool allocate(std::uint64_t bytes) {
     std::uint64_t buckets = 1;
     while (buckets * 2 * sizeof(Bucket) <= bytes) buckets *= 2;
+    release();
     constexpr std::size_t kHuge = 2u << 20;
     const std::size_t size = (buckets * sizeof(Bucket) + kHuge - 1) / kHuge * kHuge;
-    void* mem = std::aligned_alloc(kHuge, size);
-    if (!mem) return false;
+    void* mem = mmap(nullptr, size + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (mem == MAP_FAILED) return false;
+    map_ = mem;
+    map_bytes_ = size + kHuge;
+    const std::uintptr_t at = (reinterpret_cast<std::uintptr_t>(mem) + kHuge - 1) / kHuge * kHuge;
 #ifdef MADV_HUGEPAGE
-    madvise(mem, size, MADV_HUGEPAGE);
+    madvise(reinterpret_cast<void*>(at), size, MADV_HUGEPAGE);
 #endif
-    buckets_.reset(new (mem) Bucket[buckets]());
+    buckets_ = reinterpret_cast<Bucket*>(at);  // implicit-lifetime entries, read as zero
     mask_ = buckets - 1;
     return true;
   }
+  TranspositionTable() = default;
+  TranspositionTable(const TranspositionTable&) = delete;
+  TranspositionTable& operator=(const TranspositionTable&) = delete;
+  ~TranspositionTable() { release(); }
   void new_generation() { generation_ = generation_ % 255 + 1; }  // 1..255: data 0 = empty
   int generation() const { return generation_; }
 
   bool probe(std::uint64_t h, TTData& out) const {
     const Entry* b = buckets_[h & mask_].way;
     for (int i = 0; i < kWays; ++i) {
-      const std::uint64_t d = b[i].data.load(std::memory_order_relaxed);
-      if ((b[i].key.load(std::memory_order_relaxed) ^ d) == h && d != 0) {
+      const std::uint64_t d = load(b[i].data);
+      if ((load(b[i].key) ^ d) == h && d != 0) {
         out = TTData::unpack(d);
         return true;
       }
@@ -107,8 +117,8 @@ class TranspositionTable {
     Entry* victim = nullptr;
     int victim_score = INT_MAX;
     for (int i = 0; i < kWays; ++i) {
-      const std::uint64_t d = b[i].data.load(std::memory_order_relaxed);
-      if (d != 0 && (b[i].key.load(std::memory_order_relaxed) ^ d) == h) {
+      const std::uint64_t d = load(b[i].data);
+      if (d != 0 && (load(b[i].key) ^ d) == h) {
         const TTData old = TTData::unpack(d);
         if (old.depth == t.depth) {
           const int lo = std::max(old.lo, t.lo), hi = std::min(old.hi, t.hi);
@@ -134,23 +144,30 @@ class TranspositionTable {
     }
     t.generation = generation_;
     const std::uint64_t d = t.pack();
-    victim->data.store(d, std::memory_order_relaxed);
-    victim->key.store(h ^ d, std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t>(victim->data).store(d, std::memory_order_relaxed);
+    std::atomic_ref<std::uint64_t>(victim->key).store(h ^ d, std::memory_order_relaxed);
   }
 
  private:
-  struct Entry {
-    std::atomic<std::uint64_t> key{0};
-    std::atomic<std::uint64_t> data{0};
+  struct Entry {  // written by several threads through atomic_ref; zero = empty
+    std::uint64_t key;
+    std::uint64_t data;
   };
+  static std::uint64_t load(const std::uint64_t& x) {
+    return std::atomic_ref<std::uint64_t>(const_cast<std::uint64_t&>(x)).load(std::memory_order_relaxed);
+  }
+  void release() {
+    if (map_) munmap(map_, map_bytes_);
+    map_ = nullptr;
+    buckets_ = nullptr;
+  }
   struct alignas(64) Bucket {  // one cache line
     Entry way[kWays];
   };
   static_assert(sizeof(Bucket) == 64);
-  struct Free {
-    void operator()(Bucket* b) const { std::free(b); }  // Bucket is trivially destructible
-  };
-  std::unique_ptr<Bucket[], Free> buckets_;
+  Bucket* buckets_ = nullptr;
+  void* map_ = nullptr;
+  std::size_t map_bytes_ = 0;
   std::uint64_t mask_ = 0;
   int generation_ = 1;
 };
