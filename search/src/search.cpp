@@ -670,38 +670,50 @@ struct Searcher::Impl {
       tt.store(h, t);
       return r;
     };
-    // Peek at every move.
+    // Peek at every move: first those of exact value (the game ends, or the tables
+    // hold the child), which may cut off at once and give the transposition table's
+    // prefetches time, then the others, bounded by their seeds and their entries.
+    int pending[16], npending = 0;
     for (int i = 0; i < n; ++i) {
       const KKid& ch = F.kids[i];
-      int lo, hi;
+      std::optional<int> t;
       if (ch.over) {
-        lo = hi = kapply(ch, 2 * KalahBoard::south(ch.next) - ch.seeds);
-      } else {
-        std::optional<int> t;
-        if (ch.seeds <= tables_max) {
-          TableSlot& s = *F.slot[i];
-          if (s.plain_rank) {
-            t = slot_value(c, s, F.rank[i]);
-          } else {
-            t = ktable(c, ch.next, ch.seeds);
-            if (!t) F.hash[i] = kpos_hash(ch.next);
-          }
-        }
-        if (t) {
-          lo = hi = kapply(ch, *t);
+        t = 2 * KalahBoard::south(ch.next) - ch.seeds;
+      } else if (ch.seeds <= tables_max) {
+        TableSlot& s = *F.slot[i];
+        if (s.plain_rank) {
+          t = slot_value(c, s, F.rank[i]);
         } else {
-          int clo = floor_of(ch.seeds), chi = ch.seeds;
+          t = ktable(c, ch.next, ch.seeds);
+          if (!t) F.hash[i] = kpos_hash(ch.next);
+        }
+      }
+      if (!t) {
+        pending[npending++] = i;
+        continue;
+      }
+      const int v = kapply(ch, *t);
+      F.lo[i] = F.hi[i] = v;
+      if (v > best) {
+        best = v;
+        best_i = i;
+      }
+      if (v >= beta) return finish(v);
+      upper = std::max(upper, v);
+    }
+    for (int j = 0; j < npending; ++j) {
+      const int i = pending[j];
+      const KKid& ch = F.kids[i];
+      int clo = floor_of(ch.seeds), chi = ch.seeds;
+      int lo = kapply(ch, ch.again ? clo : chi);
+      int hi = kapply(ch, ch.again ? chi : clo);
+      TTData ce;  // the table only where the seeds leave the move undecided
+      if (lo < beta && hi > alpha && tt.probe(F.hash[i], ce)) {
+        if (ce.usable(child_depth)) {
+          clo = std::max(clo, ce.lo);
+          chi = std::min(chi, ce.hi);
           lo = kapply(ch, ch.again ? clo : chi);
           hi = kapply(ch, ch.again ? chi : clo);
-          TTData ce;  // the table only where the seeds leave the move undecided
-          if (lo < beta && hi > alpha && tt.probe(F.hash[i], ce)) {
-            if (ce.usable(child_depth)) {
-              clo = std::max(clo, ce.lo);
-              chi = std::min(chi, ce.hi);
-              lo = kapply(ch, ch.again ? clo : chi);
-              hi = kapply(ch, ch.again ? chi : clo);
-            }
-          }
         }
       }
       F.lo[i] = lo;
