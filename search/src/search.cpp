@@ -454,12 +454,12 @@ struct Searcher::Impl {
     std::call_once(slot.once, [&] {
       auto t = opt.tables->table(*variant, key);
       if (!t) {
-        slot.error = SearchError{SearchError::TableError, t.error().message};
+        slot.error = t.error();
         return;
       }
       auto idx = (*t)->index(*variant);
       if (!idx) {
-        slot.error = SearchError{SearchError::TableError, idx.error().message};
+        slot.error = idx.error();
         return;
       }
       slot.file = *t;
@@ -472,7 +472,7 @@ struct Searcher::Impl {
       const std::size_t bytes = (static_cast<std::size_t>(h.positions) * h.value_width + kHuge - 1) / kHuge * kHuge;
       slot.values.reset(static_cast<std::uint8_t*>(std::aligned_alloc(kHuge, std::max(bytes, kHuge))));
       if (!slot.values) {
-        slot.error = SearchError{SearchError::TableTooSmall, "out of memory for the table of class " + to_string(key, variant->pits())};
+        slot.error = SearchError{SearchError::OutOfMemory, "out of memory for the table of class " + to_string(key, variant->pits())};
         return;
       }
 #ifdef MADV_HUGEPAGE
@@ -491,7 +491,7 @@ struct Searcher::Impl {
       std::lock_guard lock(slot.mu);
       if (!slot.loaded[b].load(std::memory_order_acquire)) {
         auto blk = slot.file->read_block(b);
-        if (!blk) fail({SearchError::TableError, blk.error().message});
+        if (!blk) fail(blk.error());
         std::memcpy(slot.values.get() + b * slot.block_positions * static_cast<std::size_t>(slot.width), blk->data(), blk->size());
         slot.loaded[b].store(true, std::memory_order_release);
       }

@@ -39,7 +39,7 @@ std::expected<SmallTables, SearchError> make_small_tables(const Variant& v, cons
     return std::unexpected(SearchError{SearchError::Limit, "no small tables: " + made.error()});
   }
   auto tb = Tablebase::open(dir);
-  if (!tb) return std::unexpected(SearchError{SearchError::TableError, tb.error().message});
+  if (!tb) return std::unexpected(tb.error());
   out.tables = *tb;
   out.positions = made->positions;
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -22,14 +22,22 @@ mtb_error fail(mtb_error e, std::string msg) {
   return e;
 }
 
-mtb_error from_table_error(const mancala::TableError& e) {
+// The library's Error codes as the C API's (documented in mancala_probe.h).
+mtb_error from_table_error(const mancala::Error& e) {
+  using mancala::Error;
   switch (e.code) {
-    case mancala::TableError::NotFound: return fail(MTB_ERR_NOT_FOUND, e.message);
-    case mancala::TableError::Corrupt:
-    case mancala::TableError::Mismatch: return fail(MTB_ERR_CORRUPT, e.message);
-    case mancala::TableError::Io: return fail(MTB_ERR_IO, e.message);
-    case mancala::TableError::BadPosition: return fail(MTB_ERR_POSITION, e.message);
-    case mancala::TableError::Internal: break;
+    case Error::InvalidArgument: return fail(MTB_ERR_ARGUMENT, e.message);
+    case Error::BadPosition: return fail(MTB_ERR_POSITION, e.message);
+    case Error::NotFound:
+    case Error::MissingTable: return fail(MTB_ERR_NOT_FOUND, e.message);
+    case Error::Corrupt:
+    case Error::Mismatch: return fail(MTB_ERR_CORRUPT, e.message);
+    case Error::Io: return fail(MTB_ERR_IO, e.message);
+    case Error::TableTooSmall:
+    case Error::Limit:
+    case Error::Cancelled:
+    case Error::OutOfMemory:
+    case Error::Internal: break;
   }
   return fail(MTB_ERR_INTERNAL, e.message);
 }

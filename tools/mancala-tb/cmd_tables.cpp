@@ -73,24 +73,12 @@ ProbeAnswer probe_one(const Tablebase& tb, const std::string& input) {
   return a;
 }
 
-const char* error_code_name(TableError::Code c) {
-  switch (c) {
-    case TableError::NotFound: return "not_found";
-    case TableError::Corrupt: return "corrupt";
-    case TableError::Mismatch: return "mismatch";
-    case TableError::Io: return "io";
-    case TableError::BadPosition: return "bad_position";
-    case TableError::Internal: break;
-  }
-  return "internal";
-}
-
 nlohmann::ordered_json answer_json(const std::string& input, const ProbeAnswer& a) {
   nlohmann::ordered_json o;
   if (!a.result) {
     o["input"] = input;
     o["error"] = a.result.error().message;
-    o["code"] = error_code_name(a.result.error().code);
+    o["code"] = std::string(error_code_name(a.result.error().code));
     return o;
   }
   const Variant& v = *a.pp->variant;

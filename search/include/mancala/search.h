@@ -74,17 +74,17 @@
 #include <string>
 #include <vector>
 
+#include "mancala/error.h"
 #include "mancala/variant.h"
 
 namespace mancala {
 
 class Tablebase;
 
-struct SearchError {
-  enum Code { MissingTable, TableError, TableTooSmall, Limit, Cancelled, BadPosition };
-  Code code;
-  std::string message;
-};
+// The library's one error type (mancala/error.h): MissingTable, TableTooSmall, Limit,
+// Cancelled, BadPosition, OutOfMemory, and a table's own code (Io, Corrupt, ...) when
+// reading one fails.
+using SearchError = Error;
 
 struct SearchProgress {
   int root_moves = 0;       // first moves in all

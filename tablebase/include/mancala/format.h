@@ -63,6 +63,7 @@
 #include <string>
 #include <vector>
 
+#include "mancala/error.h"
 #include "mancala/index.h"
 #include "mancala/variant.h"
 
@@ -99,11 +100,9 @@ struct TableHeader {
   std::size_t blocks() const { return block_crc.size(); }
 };
 
-struct TableError {
-  enum Code { Io, Corrupt, Mismatch, NotFound, BadPosition, Internal };
-  Code code;
-  std::string message;
-};
+// The library's one error type (mancala/error.h); the table code uses Io, Corrupt,
+// Mismatch, NotFound, BadPosition and Internal.
+using TableError = Error;
 
 // "oware.12.0000000000000000.mtb"
 std::string table_file_name(const std::string& variant, const ClassKey& key);

@@ -57,6 +57,12 @@ typedef enum {
   MTB_ERR_IO = 5,        /* reading failed */
   MTB_ERR_INTERNAL = 6   /* anything else (out of memory, ...) */
 } mtb_error;
+/* The library's mancala::Error codes (mancala/error.h, docs/errors.md) map to these:
+     invalid_argument -> MTB_ERR_ARGUMENT      bad_position  -> MTB_ERR_POSITION
+     not_found, missing_table -> MTB_ERR_NOT_FOUND
+     corrupt, mismatch -> MTB_ERR_CORRUPT      io            -> MTB_ERR_IO
+     table_too_small, limit, cancelled, out_of_memory, internal -> MTB_ERR_INTERNAL
+   (a probe has no budget: limit and cancelled do not occur). */
 
 typedef enum { MTB_SCORE = 0, MTB_WIN_LOSS = 1 } mtb_kind;
 
