@@ -93,6 +93,9 @@ class ClassIndex {
   Index full_size() const { return full_size_; }
   int live_pits() const { return static_cast<int>(live_[0].size()); }
   const std::shared_ptr<const std::vector<Index>>& subset() const { return subset_; }
+  // Every pit live, one orientation, no filter, no subset: the rank is the plain
+  // distribution rank of the pits (solvers may compute it on compact pit arrays).
+  bool plain_distribution() const { return plain_ && !subset_ && !dist_->filter().active(); }
 
   // Precondition: class_of(p) == key() and allowed(p).
   Index rank(const Position& p) const {

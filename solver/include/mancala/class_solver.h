@@ -40,6 +40,7 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
+#include <sys/mman.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -52,6 +53,7 @@
 #include <limits>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "mancala/retrograde.h"
@@ -267,9 +269,27 @@ class ClassSolver {
     return t;
   }
 
+  // Asks for 2 MiB pages under [p, p + bytes) (transparent huge pages in `madvise`
+  // mode), before the pages are first touched: arrays read at random (the class being
+  // solved, the lower classes its exits read) then need one TLB entry per 2 MiB.
+  static void want_huge_pages(const void* p, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+    constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+    const auto at = reinterpret_cast<std::uintptr_t>(p);
+    const std::uintptr_t from = (at + kHuge - 1) & ~(kHuge - 1), to = (at + bytes) & ~(kHuge - 1);
+    if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);  // advice only: errors ignored
+#else
+    (void)p;
+    (void)bytes;
+#endif
+  }
+
   Bytes encode(auto&& value_of) const {
     const std::size_t width = kind_ == GameKind::Score ? 1 : 2;
-    Bytes out(static_cast<std::size_t>(local_) * width);
+    Bytes out;  // kept as a lower class, read at random by the classes above
+    out.reserve(static_cast<std::size_t>(local_) * width);
+    want_huge_pages(out.data(), out.capacity());
+    out.resize(static_cast<std::size_t>(local_) * width);
     for (Index u = 0; u < local_; ++u) {
       const auto v = static_cast<std::uint16_t>(static_cast<Value>(value_of(static_cast<std::size_t>(u))));
       if (width == 1) {
@@ -293,7 +313,17 @@ class ClassSolver {
   // them nearly as much. In index order the children would be scattered. (An index
   // with a subset or a filter need not hold u_r turned round: then u_r itself is visited.)
   std::expected<Bytes, std::string> acyclic() {
+    val_.reserve(static_cast<std::size_t>(local_));
+    want_huge_pages(val_.data(), val_.capacity());
     val_.assign(static_cast<std::size_t>(local_), kUnset);
+    if constexpr (kCompactRules) {
+      if (compact_ready()) {
+        parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) { compact_pass(r, ctx); });
+        rounds_ = 1;
+        if (finish_phase("all_reduce (acyclic pass)").stopped) return std::unexpected(stop_reason());
+        return encode([&](std::size_t u) -> Value { return val_[u]; });
+      }
+    }
     // Positions go in batches: their own (scattered) slots are prefetched first.
     constexpr int kBatch = 16;
     parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
@@ -372,6 +402,182 @@ class ClassSolver {
       best = std::max(best, x);
     }
     return best;
+  }
+
+  // ---- Acyclic kernel on compact boards (rules that sow without marks: Kalah) ------
+  //
+  // Picked once per class when the rules type plays on compact boards (Rules::sow(
+  // board, pit, child) -> {gain, again}, turn, over: kalah.h), values are bytes (score
+  // games), the class index is the plain distribution rank and every lower class
+  // 0..n-1 is solved with a plain index. Otherwise acyclic_value() above runs. Per
+  // child there is no Child, no class_of, no class look-up, no full rank:
+  //  * a board is its P = 2m pit contents (bytes, kMaxPits of room), the mover's first;
+  //  * a child's class is the parent's n seeds less the move's gain (seeds sown into
+  //    the store or captured): gain 0 stays in the class; otherwise the values of
+  //    class n - gain are a plain byte array, lower_[n - gain];
+  //  * ranks on compact boards, one look-up per pit: with B(j, s) = binom(s + P-1-j,
+  //    P-1-j) and s_j = x_j + ... + x_{P-1} the seeds in pits j.. (s_0 = n), the rank
+  //    of index.h, sum_{j < P-1} B(j, s_j) - B(j, s_{j+1}), telescopes into
+  //      rank(x) = sum_{j < P} E(j, s_j),   E(0, s) = B(0, s),
+  //      E(j, s) = B(j, s) - B(j-1, s) (0 < j < P-1),   E(P-1, s) = -B(P-2, s)
+  //    (modulo 2^64). An in-class child (N, S') is the parent (S, N) turned round
+  //    with only the mover's side changed: its rank is prefix(N) + tail(S'), where
+  //    prefix sums the pits j < m (the parent's N: once per parent, for all its
+  //    in-class children) and tail the pits m..P-1, from s_m = |S'| = |S|.
+  //    Worked example (m = 2, P = 4, n = 3): parent (1,1 | 0,1), South sows pit 0:
+  //    S' = (0,2), child (0,1 | 0,2), s = (3,3,2,2). B(0,s) = binom(s+3,3), B(1,s) =
+  //    binom(s+2,2), B(2,s) = s+1. prefix(0,1) = E(0,3) + E(1,3) = 20 + (10 - 20) =
+  //    10; tail(0,2) = E(2,2) + E(3,2) = (3 - 6) - 3 = -6: rank 4, the fifth
+  //    distribution of 3 seeds over 4 pits in lexicographic order: (0,0,0,3)
+  //    (0,0,1,2) (0,0,2,1) (0,0,3,0) (0,1,0,2).
+  //  * the pass visits positions turned round as acyclic() explains, in batches of
+  //    kCompactBatch: every child slot of the batch's unknown positions is found and
+  //    prefetched before any is read (the lower classes are read at random).
+  static constexpr bool kCompactRules =
+      requires(const Rules& r, const Seeds* b, Seeds* out) {
+        r.sow(b, 0, out);
+        r.turn(b, out);
+        r.over(b);
+      } && std::is_same_v<S, std::int8_t>;
+  static constexpr int kSide = kMaxPits / 2;
+  static constexpr int kCompactBatch = 32;
+  struct Sown {  // one position's children: found and prefetched before any is read
+    const S* at[kSide];  // each child's value: in val_ (gain 0) or in a lower class
+    std::int16_t gain[kSide];
+    std::uint8_t pit[kSide];
+    bool again[kSide];
+    int count = 0;  // 0: the game is over
+  };
+
+  // The kernel's tables when it applies to this class (see above).
+  bool compact_ready() {
+    if constexpr (!kCompactRules) {
+      return false;
+    } else {
+      if (!index_.plain_distribution()) return false;
+      const int n = index_.key().seeds;
+      lower_.assign(static_cast<std::size_t>(n), nullptr);
+      for (int c = 0; c < n; ++c) {
+        const ClassValues* v = solved_.find(ClassKey{index_.key().state, c});
+        if (!v || v->width() != 1 || !v->index().plain_distribution()) return false;
+        lower_[static_cast<std::size_t>(c)] = reinterpret_cast<const S*>(v->bytes().data());
+      }
+      pits_ = rules_.pits();
+      stride_ = static_cast<std::size_t>(n) + 1;
+      auto B = [&](int j, int t) {  // binom(t + k, k), k = P-1-j, one factor at a time (exact)
+        Index b = 1;
+        for (int i = 1; i <= pits_ - 1 - j; ++i) b = b * static_cast<Index>(t + i) / static_cast<Index>(i);
+        return b;
+      };
+      ways_.assign(static_cast<std::size_t>(pits_) * stride_, 0);
+      for (int j = 0; j < pits_; ++j)
+        for (int t = 0; t <= n; ++t)
+          ways_[static_cast<std::size_t>(j) * stride_ + static_cast<std::size_t>(t)] =
+              (j < pits_ - 1 ? B(j, t) : 0) - (j > 0 ? B(j - 1, t) : 0);
+      return true;
+    }
+  }
+  // sum_{from <= j < to} E(j, s_j), starting from s_from = s.
+  Index digits(const Seeds* x, int from, int to, int s) const {
+    Index r = 0;
+    const Index* e = ways_.data() + static_cast<std::size_t>(from) * stride_;
+    for (int j = from; j < to; ++j, e += stride_) {
+      r += e[s];
+      s -= x[j];
+    }
+    return r;
+  }
+
+  // Finds the slots of the children of board b (n seeds) and prefetches them.
+  void expand(const Seeds* b, Sown& f) const {
+    f.count = 0;
+    if (rules_.Rules::over(b)) return;
+    const int m = pits_ / 2, n = index_.key().seeds;
+    int mover = 0;
+    for (int k = 0; k < m; ++k) mover += b[k];
+    const Index prefix = digits(b + m, 0, m, n);  // the in-class children's leading digits
+    for (int i = 0; i < m; ++i) {
+      if (b[i] == 0) continue;
+      Seeds c[kMaxPits];
+      const auto s = rules_.Rules::sow(b, i, c);
+      const S* at = s.gain == 0 ? &val_[static_cast<std::size_t>(prefix + digits(c, m, pits_, mover))]
+                                : lower_[static_cast<std::size_t>(n - s.gain)] + digits(c, 0, pits_, n - s.gain);
+      __builtin_prefetch(at);
+      f.at[f.count] = at;
+      f.gain[f.count] = static_cast<std::int16_t>(s.gain);
+      f.pit[f.count] = static_cast<std::uint8_t>(i);
+      f.again[f.count] = s.again;
+      ++f.count;
+    }
+  }
+  // The value of board b from its expanded children f; an unknown in-class child is
+  // computed first (depth first, frames[depth] and up) and kept.
+  Value resolve(const Seeds* b, const Sown& f, int depth, std::deque<Sown>& frames, Context& ctx) {
+    if (f.count == 0) {
+      Position p;
+      for (int k = 0; k < pits_; ++k) p.pits[static_cast<std::size_t>(k)] = b[k];
+      return rules_.Rules::terminal_value(p);
+    }
+    Value best = kNone;
+    for (int k = 0; k < f.count; ++k) {
+      Value x;
+      if (f.gain[k] == 0) {
+        ++ctx.in_moves;
+        S& slot = *const_cast<S*>(f.at[k]);
+        Value v = detail::load(slot);
+        if (v == kUnset) {
+          if (depth >= kCompactBatch + kMaxDepth) {
+            fail("in-class moves of " + rules_.name() + " repeat a position: the acyclic method cannot solve it");
+            return 0;
+          }
+          if (frames.size() <= static_cast<std::size_t>(depth)) frames.emplace_back();
+          Seeds c[kMaxPits];
+          rules_.Rules::sow(b, f.pit[k], c);
+          Sown& g = frames[static_cast<std::size_t>(depth)];
+          expand(c, g);
+          v = resolve(c, g, depth + 1, frames, ctx);
+          detail::store(slot, static_cast<S>(v));
+        }
+        x = static_cast<Value>(-v);
+      } else {  // a lower class: read only
+        ++ctx.exits;
+        const Value v = *f.at[k];
+        x = static_cast<Value>(f.gain[k] + (f.again[k] ? v : -v));
+      }
+      best = std::max(best, x);
+    }
+    return best;
+  }
+  // The pass over the local offsets r (see acyclic() for the order).
+  void compact_pass(const tbb::blocked_range<Index>& r, Context& ctx) {
+    const int n = index_.key().seeds;
+    std::deque<Sown> frames(kCompactBatch);  // the batch's, then one per depth (stable references)
+    Seeds boards[kCompactBatch][kMaxPits] = {};
+    S* own[kCompactBatch];
+    int filled = 0;
+    auto flush = [&] {
+      if (stopped()) return;
+      for (int k = 0; k < filled; ++k) {
+        auto& f = frames[static_cast<std::size_t>(k)];
+        if (detail::load(*own[k]) == kUnset) expand(boards[k], f);
+        else f.count = -1;  // known already (an in-class child of an earlier position)
+      }
+      for (int k = 0; k < filled; ++k) {
+        const auto& f = frames[static_cast<std::size_t>(k)];
+        if (f.count < 0 || detail::load(*own[k]) != kUnset) continue;
+        detail::store(*own[k], static_cast<S>(resolve(boards[k], f, kCompactBatch, frames, ctx)));
+      }
+      filled = 0;
+    };
+    index_.for_each(r.begin(), r.end(), [&](Index, const Position& u) {
+      Seeds* b = boards[filled];
+      rules_.Rules::turn(u.pits.data(), b);
+      own[filled] = &val_[static_cast<std::size_t>(digits(b, 0, pits_, n))];
+      __builtin_prefetch(own[filled]);
+      if (++filled == kCompactBatch) flush();
+    });
+    flush();
+    report(r.size(), 0, 0);
   }
 
   // ---- Sweeps: bounds with ghost bounds of other ranks ----------------------------
@@ -829,6 +1035,11 @@ class ClassSolver {
 
   // Acyclic: the values (kUnset until known).
   std::vector<S> val_;
+  // Acyclic kernel on compact boards: lower classes' values by seed count, E(j, s).
+  std::vector<const S*> lower_;
+  std::vector<Index> ways_;
+  std::size_t stride_ = 0;
+  int pits_ = 0;
   // Sweeps.
   std::vector<S> lo_, hi_;
   std::vector<std::vector<Index>> ghost_index_;  // per owner: sorted indices this rank reads
