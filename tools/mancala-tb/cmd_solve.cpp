@@ -372,7 +372,10 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
                 "memory budget in MiB (default 256): the transposition table (Kalah), the regions being "
                 "solved and their memo (games with cycles), the proof table (--max-plies)")
       ->check(CLI::Range(0, 1 << 20));
-  c->add_option("--threads", a->threads, "threads for the first moves (default: all cores)")->check(CLI::Range(0, 1024));
+  c->add_option("--threads", a->threads,
+                "threads (default: all cores): the first moves are shared among them; Kalah with --best-only "
+                "shares the moves of every position near the root")
+      ->check(CLI::Range(0, 1024));
   c->add_option("--time-limit", a->time_limit, "give up after S seconds (default: no limit)")->check(CLI::Range(0, 1 << 30));
   c->add_flag("--no-pv", a->no_pv, "skip the principal variation");
   c->add_flag("--best-only", a->best_only,
