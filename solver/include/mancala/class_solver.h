@@ -318,7 +318,16 @@ class ClassSolver {
     val_.assign(static_cast<std::size_t>(local_), kUnset);
     if constexpr (kCompactRules) {
       if (compact_ready()) {
-        parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) { compact_pass(r, ctx); });
+        make_tiles();
+        parallel(tiles_.size(), 1, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+          std::deque<Sown> frames(kCompactBatch);  // the batch's, then one per depth (stable references)
+          Index positions = 0;
+          for (Index k = r.begin(); k < r.end(); ++k) {
+            compact_tile(tiles_[static_cast<std::size_t>(k)], frames, ctx);
+            positions += tiles_[static_cast<std::size_t>(k)].positions;
+          }
+          report(positions, 0, 0);
+        });
         rounds_ = 1;
         if (finish_phase("all_reduce (acyclic pass)").stopped) return std::unexpected(stop_reason());
         return encode([&](std::size_t u) -> Value { return val_[u]; });
@@ -430,8 +439,8 @@ class ClassSolver {
   //    10; tail(0,2) = E(2,2) + E(3,2) = (3 - 6) - 3 = -6: rank 4, the fifth
   //    distribution of 3 seeds over 4 pits in lexicographic order: (0,0,0,3)
   //    (0,0,1,2) (0,0,2,1) (0,0,3,0) (0,1,0,2).
-  //  * the pass visits positions turned round as acyclic() explains, in batches of
-  //    kCompactBatch: every child slot of the batch's unknown positions is found and
+  //  * the pass goes tile by tile (compact_tile below), in batches of kCompactBatch
+  //    positions: every child slot of the batch's unknown positions is found and
   //    prefetched before any is read (the lower classes are read at random).
   static constexpr bool kCompactRules =
       requires(const Rules& r, const Seeds* b, Seeds* out) {
@@ -548,10 +557,51 @@ class ClassSolver {
     }
     return best;
   }
-  // The pass over the local offsets r (see acyclic() for the order).
-  void compact_pass(const tbb::blocked_range<Index>& r, Context& ctx) {
-    const int n = index_.key().seeds;
-    std::deque<Sown> frames(kCompactBatch);  // the batch's, then one per depth (stable references)
+  // The pass in tiles. A tile is up to kTile opponent sides N of a seeds, consecutive
+  // in lexicographic order, times every mover side S of n - a seeds, S outer: for
+  // each S the positions (S, N) of the tile have consecutive ranks prefix(S) +
+  // tail(N) (one cache line of values), and all the in-class children (N, S') of a
+  // tile fall in its kTile blocks of ranks prefix(N) + [0, C(n - a + m-1, m-1)),
+  // which stay in cache (the order of acyclic() turned on its side: there each
+  // visited position's own value was a miss).
+  static constexpr int kTile = 32;
+  struct Tile {
+    int a = 0;           // seeds on the opponent's side
+    std::size_t first = 0;  // its first side in sides_[a]
+    Index positions = 0;
+  };
+  // sides_[a]: the distributions of a seeds over m pits in lexicographic order (m
+  // bytes each); the tiles of the class.
+  void make_tiles() {
+    const int m = pits_ / 2, n = index_.key().seeds;
+    sides_.assign(static_cast<std::size_t>(n) + 1, {});
+    for (int a = 0; a <= n; ++a) {
+      Seeds x[kSide] = {};
+      x[m - 1] = static_cast<Seeds>(a);  // the first: every seed in the last pit
+      for (;;) {
+        sides_[static_cast<std::size_t>(a)].insert(sides_[static_cast<std::size_t>(a)].end(), x, x + m);
+        int k = m - 1;  // the next distribution (ClassIndex::next)
+        while (k > 0 && x[k] == 0) --k;
+        if (k == 0) break;
+        const int rest = x[k] - 1;
+        x[k] = 0;
+        ++x[k - 1];
+        x[m - 1] = static_cast<Seeds>(rest);
+      }
+    }
+    tiles_.clear();
+    for (int a = 0; a <= n; ++a) {
+      const std::size_t count = sides_[static_cast<std::size_t>(a)].size() / static_cast<std::size_t>(m);
+      const Index movers = sides_[static_cast<std::size_t>(n - a)].size() / static_cast<std::size_t>(m);
+      for (std::size_t g = 0; g < count; g += kTile)
+        tiles_.push_back(Tile{a, g, static_cast<Index>(std::min<std::size_t>(kTile, count - g)) * movers});
+    }
+  }
+  void compact_tile(const Tile& t, std::deque<Sown>& frames, Context& ctx) {
+    const int m = pits_ / 2, n = index_.key().seeds;
+    const auto& opp = sides_[static_cast<std::size_t>(t.a)];
+    const auto& mov = sides_[static_cast<std::size_t>(n - t.a)];
+    const int g_count = static_cast<int>(std::min<std::size_t>(kTile, opp.size() / static_cast<std::size_t>(m) - t.first));
     Seeds boards[kCompactBatch][kMaxPits] = {};
     S* own[kCompactBatch];
     int filled = 0;
@@ -569,15 +619,25 @@ class ClassSolver {
       }
       filled = 0;
     };
-    index_.for_each(r.begin(), r.end(), [&](Index, const Position& u) {
-      Seeds* b = boards[filled];
-      rules_.Rules::turn(u.pits.data(), b);
-      own[filled] = &val_[static_cast<std::size_t>(digits(b, 0, pits_, n))];
-      __builtin_prefetch(own[filled]);
-      if (++filled == kCompactBatch) flush();
-    });
+    Index tail[kTile];
+    for (int g = 0; g < g_count; ++g) {
+      Seeds b[kMaxPits] = {};
+      std::copy_n(&opp[(t.first + static_cast<std::size_t>(g)) * static_cast<std::size_t>(m)], m, b + m);
+      tail[g] = digits(b, m, pits_, t.a);
+    }
+    for (std::size_t s = 0; s < mov.size(); s += static_cast<std::size_t>(m)) {
+      const Seeds* mover = &mov[s];
+      const Index prefix = digits(mover, 0, m, n);
+      for (int g = 0; g < g_count; ++g) {
+        Seeds* b = boards[filled];
+        std::copy_n(mover, m, b);
+        std::copy_n(&opp[(t.first + static_cast<std::size_t>(g)) * static_cast<std::size_t>(m)], m, b + m);
+        own[filled] = &val_[static_cast<std::size_t>(prefix + tail[g])];
+        __builtin_prefetch(own[filled]);
+        if (++filled == kCompactBatch) flush();
+      }
+    }
     flush();
-    report(r.size(), 0, 0);
   }
 
   // ---- Sweeps: bounds with ghost bounds of other ranks ----------------------------
@@ -1040,6 +1100,8 @@ class ClassSolver {
   std::vector<Index> ways_;
   std::size_t stride_ = 0;
   int pits_ = 0;
+  std::vector<std::vector<Seeds>> sides_;
+  std::vector<Tile> tiles_;
   // Sweeps.
   std::vector<S> lo_, hi_;
   std::vector<std::vector<Index>> ghost_index_;  // per owner: sorted indices this rank reads
