@@ -74,7 +74,7 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
   std::optional<ReachableSet> reachable;
   if (opt.from) {
     auto set = enumerate_reachable(v, *opt.from, opt.solve.threads, {}, opt.max_positions);
-    if (!set) return std::unexpected(set.error());
+    if (!set) return std::unexpected(set.error().message);
     reachable = std::move(*set);
     keys = reachable->solving_order(v.pits(), opt.max_seeds);
   } else {

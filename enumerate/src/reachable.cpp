@@ -89,9 +89,9 @@ class IndexCache {
 
 }  // namespace
 
-std::expected<ReachableSet, std::string> enumerate_reachable(const Variant& v, const Position& root, int threads,
-                                                             const std::function<void(const ReachableProgress&)>& progress,
-                                                             std::uint64_t max_positions) {
+Result<ReachableSet> enumerate_reachable(const Variant& v, const Position& root, int threads,
+                                         const std::function<void(const ReachableProgress&)>& progress,
+                                         std::uint64_t max_positions, const Budget& budget) {
   tbb::task_arena arena(threads > 0 ? threads : tbb::task_arena::automatic);
   IndexCache indexes(v);
   std::map<ClassKey, std::vector<Index>> seen;
@@ -111,6 +111,7 @@ std::expected<ReachableSet, std::string> enumerate_reachable(const Variant& v, c
   }
   ReachableSet out;
   while (!frontier.empty()) {
+    if (auto stop = budget.check("reachable-set enumeration", out.positions)) return std::unexpected(*stop);
     tbb::enumerable_thread_specific<std::vector<Item>> found;
     auto expand = [&](const Position& p) {
       auto& mine = found.local();
@@ -118,6 +119,7 @@ std::expected<ReachableSet, std::string> enumerate_reachable(const Variant& v, c
     };
     arena.execute([&] {
       tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier.size(), 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+        if (budget.stopped(out.positions)) return;  // the round's end reports it
         for (std::size_t i = r.begin(); i < r.end(); ++i) expand(indexes.get(frontier[i].key).full_unrank(frontier[i].rank));
         auto& mine = found.local();  // keep the per-thread lists small: sort and de-duplicate
         if (mine.size() > (1u << 16)) {
@@ -151,8 +153,9 @@ std::expected<ReachableSet, std::string> enumerate_reachable(const Variant& v, c
     out.positions = 0;
     for (const auto& [k, s] : seen) out.positions += s.size();
     if (progress) progress(ReachableProgress{out.rounds, frontier.size(), out.positions});
+    if (auto stop = budget.check("reachable-set enumeration", out.positions)) return std::unexpected(*stop);
     if (out.positions > max_positions)
-      return std::unexpected("more than " + std::to_string(max_positions) + " positions are reachable from " +
+      return fail_with(Error::TableTooSmall, "more than " + std::to_string(max_positions) + " positions are reachable from " +
                              "this root (" + std::to_string(out.positions) + " after " + std::to_string(out.rounds) +
                              " rounds); choose a root with fewer seeds or more marks, or raise the limit");
   }
@@ -192,8 +195,7 @@ struct CountOrder {
 
 }  // namespace
 
-std::expected<ReachableCount, std::string> count_reachable(const Variant& v, const Position& root,
-                                                           const CountOptions& opt) {
+Result<ReachableCount> count_reachable(const Variant& v, const Position& root, const CountOptions& opt) {
   tbb::task_arena arena(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic);
   const int pits = v.pits();
   std::map<ClassKey, std::unique_ptr<CountSlot>> slots;
@@ -201,11 +203,11 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
   std::set<CountOrder> pending;
   std::atomic<std::uint64_t> bytes{0};
   std::atomic<bool> failed{false};
-  std::string error;
+  Error error;
   std::mutex error_mu;
-  auto fail = [&](std::string why) {
+  auto fail = [&](Error::Code code, std::string why) {
     std::lock_guard lock(error_mu);
-    if (!failed.exchange(true)) error = std::move(why);
+    if (!failed.exchange(true)) error = Error{code, std::move(why)};
   };
   // The slot of class k, made on first use (false if it cannot be).
   auto slot_of = [&](const ClassKey& k) -> CountSlot* {
@@ -220,7 +222,7 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
       const std::uint64_t need = made->bytes();
       if (bytes.load() + need > opt.max_bytes) {
         slots.erase(k);
-        fail("counting needs more than " + std::to_string(opt.max_bytes / 1'000'000) +
+        fail(Error::TableTooSmall, "counting needs more than " + std::to_string(opt.max_bytes / 1'000'000) +
              " MB of bit sets at once (class " + to_string(k, pits) + " would add " +
              std::to_string(need / 1'000'000) + " MB); raise the limit or choose a smaller root");
         return nullptr;
@@ -237,7 +239,7 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
     s = slot_of(v.class_of(child));
     if (!s) return false;
     if (s->done) {
-      fail("class " + to_string(v.class_of(child), pits) +
+      fail(Error::Internal, "class " + to_string(v.class_of(child), pits) +
            " is reached after it was counted: this variant's moves do not follow the counting order "
            "(marks only added, seeds only taken out of play)");
       return false;
@@ -255,7 +257,7 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
 
   ReachableCount out;
   while (!failed) {
-    if (opt.cancel && opt.cancel->load()) return std::unexpected(std::string("cancelled"));
+    if (auto stop = opt.budget.check("counting", out.positions)) return std::unexpected(*stop);
     if (pending.empty()) break;
     const CountOrder o = *pending.begin();
     pending.erase(pending.begin());
@@ -269,7 +271,7 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
       tbb::enumerable_thread_specific<std::vector<Index>> found;
       arena.execute([&] {
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier.size(), 4096), [&](const tbb::blocked_range<std::size_t>& rg) {
-          if (failed || (opt.cancel && opt.cancel->load())) return;
+          if (failed || opt.budget.stopped(out.positions)) return;  // the class loop reports it
           auto& mine = found.local();
           for (std::size_t i = rg.begin(); i < rg.end(); ++i)
             for_tabled_children(v, cls->index.full_unrank(frontier[i]), [&](const Position& child) {
@@ -284,6 +286,7 @@ std::expected<ReachableCount, std::string> count_reachable(const Variant& v, con
       count += frontier.size();
     }
     if (failed) break;
+    if (auto stop = opt.budget.check("counting", out.positions)) return std::unexpected(*stop);  // a round cut short
     cls->done = true;
     out.peak_bytes = std::max<std::uint64_t>(out.peak_bytes, bytes.load());
     bytes -= cls->bytes();

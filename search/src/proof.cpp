@@ -29,9 +29,6 @@ struct Bounds {
   Known win, loss;
 };
 
-struct Stop {};       // time limit: the deepest completed depth stands
-struct Cancelled {};  // the caller's cancel flag
-
 class Prover {
  public:
   Prover(VariantPtr v, ProofOptions o) : v_(std::move(v)), opt_(std::move(o)) {
@@ -46,12 +43,13 @@ class Prover {
   bool win(const Position& p, int d, int ply) {
     if (d <= 0) return false;
     if (const auto known = lookup(p, &Bounds::win, d)) return *known;
-    tick();
+    if (!tick()) return false;  // stopped: nothing below is recorded, the depth is discarded
     std::vector<Child>& kids = kids_at(ply);
     v_->children(p, kids);
     bool r = false;
-    for (std::size_t i = 0; i < kids.size() && !r; ++i)
+    for (std::size_t i = 0; i < kids.size() && !r && !stop_; ++i)
       if (!kids[i].game_over) r = loss(kids[i].next, d - 1, ply + 1);
+    if (stop_) return false;
     entry(p).win.record(d, r);
     return r;
   }
@@ -59,7 +57,7 @@ class Prover {
   bool loss(const Position& q, int d, int ply) {
     if (d < 0) return false;
     if (const auto known = lookup(q, &Bounds::loss, d)) return *known;
-    tick();
+    if (!tick()) return false;
     std::vector<Child>& kids = kids_at(ply);
     v_->children(q, kids);
     bool r = true;  // no move: lost now
@@ -67,17 +65,18 @@ class Prover {
       if (d == 0) {
         r = false;
       } else {
-        for (std::size_t i = 0; i < kids.size() && r; ++i)
+        for (std::size_t i = 0; i < kids.size() && r && !stop_; ++i)
           r = !kids[i].game_over && win(kids[i].next, d - 1, ply + 1);
       }
     }
+    if (stop_) return false;
     entry(q).loss.record(d, r);
     return r;
   }
 
   // A line of optimal moves from p, which is won (win = true) or lost in d plies.
   void line(Position p, bool won, int d, std::vector<Child>& pv) {
-    for (; d > 0; --d, won = !won) {
+    for (; d > 0 && !stop_; --d, won = !won) {
       std::vector<Child> kids;
       v_->children(p, kids);
       const Child* pick = nullptr;
@@ -92,12 +91,14 @@ class Prover {
           break;
         }
       }
-      if (!pick) return;  // cannot happen for a proven result
+      if (!pick || stop_) return;  // no pick: cannot happen for a proven result; stop_: the line so far
       pv.push_back(*pick);
       p = pick->next;
     }
   }
 
+  // Why the search stopped (the budget), or nothing.
+  std::optional<Error::Code> stopped() const { return stop_; }
   std::uint64_t nodes() const { return nodes_; }
   std::uint64_t positions() const { return tt_.size(); }
   double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
@@ -112,10 +113,12 @@ class Prover {
     return tt_[p];
   }
   std::vector<Child>& kids_at(int ply) { return kids_[static_cast<std::size_t>(ply)]; }
-  void tick() {
-    if ((++nodes_ & 0x3FF) != 0) return;
-    if (opt_.cancel && opt_.cancel->load(std::memory_order_relaxed)) throw Cancelled{};
-    if (opt_.time_limit > 0 && seconds() > opt_.time_limit) throw Stop{};
+  // Counts a node; false once the budget is spent (polled every 1024 nodes; sticky).
+  bool tick() {
+    if (stop_) return false;
+    if ((++nodes_ & 0x3FF) != 0) return true;
+    stop_ = opt_.budget.stop_code();
+    return !stop_;
   }
 
   VariantPtr v_;
@@ -123,6 +126,7 @@ class Prover {
   std::unordered_map<Position, Bounds, PositionHash> tt_;
   std::uint64_t limit_ = 0;
   std::uint64_t nodes_ = 0;
+  std::optional<Error::Code> stop_;
   std::vector<std::vector<Child>> kids_;
   Clock::time_point start_;
 };
@@ -139,9 +143,12 @@ std::expected<ProofResult, SearchError> prove_within(VariantPtr v, const Positio
   ProofResult out;
   try {
     for (int d = 0; d <= max_plies; ++d) {
-      if (prover.win(p, d, 0)) {
+      const bool won = prover.win(p, d, 0);
+      const bool lost = !won && !prover.stopped() && prover.loss(p, d, 0);
+      if (prover.stopped()) break;  // the deepest completed depth stands
+      if (won) {
         out.outcome = ProofResult::Win;
-      } else if (prover.loss(p, d, 0)) {
+      } else if (lost) {
         out.outcome = ProofResult::Loss;
       }
       out.searched = d;
@@ -154,12 +161,10 @@ std::expected<ProofResult, SearchError> prove_within(VariantPtr v, const Positio
         break;
       }
     }
-  } catch (const Stop&) {
-  } catch (const Cancelled&) {
-    return std::unexpected(SearchError{SearchError::Cancelled, "cancelled"});
-  } catch (const std::bad_alloc&) {
-    return std::unexpected(SearchError{SearchError::TableTooSmall, "out of memory: lower --tt-mb"});
+  } catch (const std::bad_alloc&) {  // the allocator's own exception, caught where it can occur
+    return fail_with(Error::OutOfMemory, "out of memory: lower --tt-mb");
   }
+  if (prover.stopped() == Error::Cancelled) return fail_with(Error::Cancelled, "proof: cancelled");
   out.nodes = prover.nodes();
   out.seconds = prover.seconds();
   return out;

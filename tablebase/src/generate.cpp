@@ -140,7 +140,7 @@ std::expected<GenerateReport, std::string> generate_reachable(const Variant& v, 
       opt.on_event(e);
     };
   auto set = enumerate_reachable(v, root, opt.threads, progress, opt.max_positions);
-  if (!set) return std::unexpected(set.error());
+  if (!set) return std::unexpected(set.error().message);
   if (enumerated) *enumerated = set->positions;
   SolvedClasses solved;
   return generate_classes(v, set->solving_order(v.pits(), opt.max_seeds), opt, solved, &set->classes);

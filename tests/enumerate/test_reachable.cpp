@@ -24,7 +24,7 @@ void expect_same(const std::string& text, std::uint64_t expected_total) {
   const ParsedPosition root = parse(text);
   const Variant& v = *root.variant;
   auto set = enumerate_reachable(v, root.position, 2);
-  ASSERT_TRUE(set) << set.error();
+  ASSERT_TRUE(set) << set.error().message;
   std::map<std::pair<int, int>, ReachableCount::Layer> layers;
   for (const auto& [k, ranks] : set->classes) {
     auto& l = layers[{k.seeds, marked_pits(k, v.pits())}];
@@ -41,7 +41,7 @@ void expect_same(const std::string& text, std::uint64_t expected_total) {
     EXPECT_GT(p.counted->layers.at({p.key.seeds, p.marked}).classes, 0u);
   };
   auto count = count_reachable(v, root.position, opt);
-  ASSERT_TRUE(count) << count.error();
+  ASSERT_TRUE(count) << count.error().message;
   EXPECT_EQ(count->positions, set->positions);
   EXPECT_EQ(count->positions, expected_total);
   EXPECT_EQ(count->classes, set->classes.size());
@@ -74,7 +74,7 @@ TEST(CountReachable, TiesAndFlaggedPositionsAsEnumerated) {
 TEST(CountReachable, FirstMoveRootIsExpandedNotCounted) {
   const ParsedPosition root = parse("imbelece 1,1,1,0,0,0,0,0/1,1,1,0,0,0,0,0 S first");
   auto count = count_reachable(*root.variant, root.position, {});
-  ASSERT_TRUE(count) << count.error();
+  ASSERT_TRUE(count) << count.error().message;
   auto set = enumerate_reachable(*root.variant, root.position);
   ASSERT_TRUE(set);
   EXPECT_GT(set->positions, 0u);
@@ -88,15 +88,38 @@ TEST(CountReachable, TooLittleMemoryIsAClearError) {
   opt.max_bytes = 16;
   auto count = count_reachable(*root.variant, root.position, opt);
   ASSERT_FALSE(count);
-  EXPECT_NE(count.error().find("bit sets"), std::string::npos) << count.error();
+  EXPECT_EQ(count.error().code, Error::TableTooSmall);
+  EXPECT_NE(count.error().message.find("bit sets"), std::string::npos) << count.error().message;
 }
 
 TEST(CountReachable, Cancel) {
   const ParsedPosition root = parse("imbelece 2,2,2,2,0x,0x,0x,0x/2,2,2,2,0x,0x,0x,0x S");
   std::atomic<bool> cancel{true};
   CountOptions opt;
-  opt.cancel = &cancel;
+  opt.budget.cancel_on(&cancel);
   auto count = count_reachable(*root.variant, root.position, opt);
   ASSERT_FALSE(count);
-  EXPECT_EQ(count.error(), "cancelled");
+  EXPECT_EQ(count.error().code, Error::Cancelled);
+}
+
+TEST(CountReachable, WorkLimitOfTheBudget) {
+  const ParsedPosition root = parse("imbelece 2,2,2,2,0x,0x,0x,0x/2,2,2,2,0x,0x,0x,0x S");
+  CountOptions opt;
+  opt.budget.work_limit(1000);
+  auto count = count_reachable(*root.variant, root.position, opt);
+  ASSERT_FALSE(count);
+  EXPECT_EQ(count.error().code, Error::Limit);
+}
+
+TEST(EnumerateReachable, TooManyPositionsAndCancel) {
+  const ParsedPosition root = parse("imbelece 2,2,2,2,0x,0x,0x,0x/2,2,2,2,0x,0x,0x,0x S");
+  auto capped = enumerate_reachable(*root.variant, root.position, 1, {}, 1000);
+  ASSERT_FALSE(capped);
+  EXPECT_EQ(capped.error().code, Error::TableTooSmall);
+  std::atomic<bool> cancel{true};
+  Budget b;
+  b.cancel_on(&cancel);
+  auto stopped = enumerate_reachable(*root.variant, root.position, 1, {}, 200'000'000, b);
+  ASSERT_FALSE(stopped);
+  EXPECT_EQ(stopped.error().code, Error::Cancelled);
 }

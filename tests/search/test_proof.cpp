@@ -87,7 +87,7 @@ TEST(Proof, ErrorsAndLimits) {
   std::atomic<bool> cancel{true};
   ProofOptions c;
   c.max_plies = 30;
-  c.cancel = &cancel;
+  c.budget.cancel_on(&cancel);
   const auto x = prove_within(v, v->start(2), c);
   ASSERT_FALSE(x);
   EXPECT_EQ(x.error().code, SearchError::Cancelled);

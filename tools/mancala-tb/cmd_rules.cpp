@@ -46,7 +46,7 @@ int count_from(const std::string& text, int threads, int max_mb, bool other_word
   const auto t0 = std::chrono::steady_clock::now();
   auto r = count_reachable(v, root.position, opt);
   bar.finish();
-  if (!r) throw std::runtime_error(r.error());
+  if (!r) throw std::runtime_error(r.error().message);
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   print_layer(*r);
   std::printf("reachable from %s: %llu positions in %llu classes (%.1f s, bit sets at most %.1f MB)\n",

@@ -75,8 +75,7 @@ int prove(const VariantPtr& v, const ParsedPosition& pp, int max_plies, int tt_m
   ProofOptions opt;
   opt.max_plies = max_plies;
   opt.tt_bytes = static_cast<std::uint64_t>(std::max(tt_mb, 1)) << 20;
-  opt.time_limit = time_limit;
-  opt.cancel = &g_cancel;
+  opt.budget.deadline_in(time_limit).cancel_on(&g_cancel);
   Progress bar(stderr_is_terminal());
   opt.progress = [&](const ProofProgress& s) {
     char buf[160];
@@ -178,9 +177,8 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
     ProofOptions po;
     po.max_plies = 2000;
     po.tt_bytes = opt.memory_bytes;
-    po.cancel = &g_cancel;
     const double used = r->mover.seconds + r->opponent.seconds;
-    po.time_limit = time_limit > 0 ? std::max(1.0, time_limit - used) : 0;
+    po.budget.deadline_in(time_limit > 0 ? std::max(1.0, time_limit - used) : 0).cancel_on(&g_cancel);
     if (auto p = prove_within(v, pp.position, po); p && p->outcome != ProofResult::Open) plies = *p;
   }
   const std::string pos = format_position(*v, pp.position, pp.side);

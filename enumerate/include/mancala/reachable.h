@@ -19,6 +19,7 @@
 #include <memory>
 #include <vector>
 
+#include "mancala/error.h"
 #include "mancala/index.h"
 
 namespace mancala {
@@ -41,11 +42,12 @@ struct ReachableProgress {
   std::uint64_t found = 0;
 };
 
-// Fails (an error message) once more than `max_positions` positions are found, so a
-// root whose reachable set would not fit in memory ends cleanly.
-std::expected<ReachableSet, std::string> enumerate_reachable(
-    const Variant& v, const Position& root, int threads = 0,
-    const std::function<void(const ReachableProgress&)>& progress = {}, std::uint64_t max_positions = 200'000'000);
+// Fails with TableTooSmall once more than `max_positions` positions are found, so a
+// root whose reachable set would not fit in memory ends cleanly; with Cancelled or
+// Limit when the budget says so (its work: the positions found).
+Result<ReachableSet> enumerate_reachable(const Variant& v, const Position& root, int threads = 0,
+                                         const std::function<void(const ReachableProgress&)>& progress = {},
+                                         std::uint64_t max_positions = 200'000'000, const Budget& budget = {});
 
 // Counting the reachable set without storing it: one bit per position of every
 // class the root reaches (its full index, ClassIndex::full_size), classes taken one
@@ -87,13 +89,13 @@ struct CountOptions {
   int threads = 0;                                // 0 = all cores
   std::uint64_t max_bytes = 8'000'000'000;        // bit sets held at once
   std::function<void(const CountProgress&)> progress;  // after each class, from the calling thread
-  const std::atomic<bool>* cancel = nullptr;
+  Budget budget;  // cancel flag, deadline, work limit (positions counted)
 };
 
-// Errors: more than max_bytes of bit sets needed at once, a move into a class
-// already done (a variant breaking the order above), cancelled.
-std::expected<ReachableCount, std::string> count_reachable(const Variant& v, const Position& root,
-                                                           const CountOptions& options = {});
+// Errors: TableTooSmall (more than max_bytes of bit sets needed at once), Internal (a
+// move into a class already done: a variant breaking the order above), Cancelled and
+// Limit (the budget).
+Result<ReachableCount> count_reachable(const Variant& v, const Position& root, const CountOptions& options = {});
 
 // Number of marked pits of a class (used by the solving order).
 int marked_pits(const ClassKey& k, int pits);

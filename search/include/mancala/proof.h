@@ -57,12 +57,13 @@ struct ProofProgress {
 struct ProofOptions {
   int max_plies = 20;
   std::uint64_t tt_bytes = 256ull << 20;
-  double time_limit = 0;  // seconds, 0 = none; reached: the result so far (Open, searched)
+  // Cancel flag and deadline (error.h). The deadline reached: the result so far (Open,
+  // searched = the deepest depth completed), not an error. No work limit.
+  Budget budget;
   std::function<void(const ProofProgress&)> progress;  // after each depth; the core never prints
-  const std::atomic<bool>* cancel = nullptr;
 };
 
-// Errors: BadPosition (malformed, or not a win/loss game), Cancelled.
+// Errors: BadPosition (malformed, or not a win/loss game), Cancelled, OutOfMemory.
 std::expected<ProofResult, SearchError> prove_within(VariantPtr v, const Position& p, ProofOptions options);
 
 }  // namespace mancala
