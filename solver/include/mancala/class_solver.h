@@ -17,7 +17,8 @@
 //    children, depth first (the depth is bounded by the potential "sum over seeds of
 //    the distance to their owner's store", which every in-class move lowers). One
 //    byte per position, the value itself (kUnset until known); no counters, no
-//    propagation.
+//    propagation. Rules that play on compact boards (Kalah) get a kernel of their
+//    own: 16-byte boards, ranks without a class look-up, the pass in tiles.
 //
 //  * Levels (variants with un-moves, Variant::has_unmoves): pass 0 gives each
 //    position its best exit and the number of its distinct in-class moves; levels
@@ -304,7 +305,8 @@ class ClassSolver {
 
   // ---- Acyclic: one pass, children first ------------------------------------------
   //
-  // Order. The pass visits the positions turned round: step r takes p = rotate(u_r),
+  // Order (the generic pass; the compact kernel below goes by tiles). The pass
+  // visits the positions turned round: step r takes p = rotate(u_r),
   // u_r the position of rank r. An in-class move changes only the mover's side and
   // turns the board, so every in-class child of p has u_r's first half (p's other
   // side) as its leading pits: for consecutive r they share their leading index
