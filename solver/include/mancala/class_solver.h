@@ -643,10 +643,23 @@ class ClassSolver {
   }
 
   // ---- Sweeps: bounds with ghost bounds of other ranks ----------------------------
+  //
+  // A position's two bounds sit side by side (one cache line per child read), and a
+  // position's in-class children are all ranked and their bounds prefetched before
+  // any is read, so their cache misses overlap. Sweep 0 visits every position; later
+  // sweeps visit only the positions still open (a bitmap, one bit per position): the
+  // open share falls about 2.5x per sweep (Cenne 7:7, 12 seeds: 38 %, 14 %, 6 %, 2 %
+  // ... over 18 sweeps), so stepping through the decided ones had become most of the
+  // later sweeps.
+  struct Bounds {
+    S lo, hi;
+  };
+
   std::expected<Bytes, std::string> sweeps() {
     const auto K = static_cast<std::size_t>(ranks_);
-    lo_.assign(static_cast<std::size_t>(local_), static_cast<S>(-bound_));
-    hi_.assign(static_cast<std::size_t>(local_), static_cast<S>(bound_));
+    bounds_.assign(static_cast<std::size_t>(local_), Bounds{static_cast<S>(-bound_), static_cast<S>(bound_)});
+    open_.assign(static_cast<std::size_t>(local_ / 64 + 1), 0);
+    const Index words = open_.size();
     ghost_index_.assign(K, {});
     ghost_lo_.assign(K, {});
     ghost_hi_.assign(K, {});
@@ -669,10 +682,32 @@ class ClassSolver {
       }
       if (K > 1 && round >= 1) refresh_ghosts(serve);
       done_.store(0);
-      parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-        index_.for_each(begin_ + r.begin(), begin_ + r.end(),
-                        [&](Index g, const Position& p) { sweep_position(g - begin_, p, round == 0, ctx); });
-        report(r.size(), round, undecided);
+      // Tasks own whole bitmap words: positions 64w..64w+63.
+      parallel(words, 64, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+        const Index from = r.begin() * 64, to = std::min<Index>(r.end() * 64, local_);
+        if (round == 0) {
+          index_.for_each(begin_ + from, begin_ + to, [&](Index g, const Position& p) {
+            if (sweep_position(g - begin_, p, true, ctx))
+              open_[static_cast<std::size_t>((g - begin_) / 64)] |= std::uint64_t{1} << ((g - begin_) % 64);
+          });
+        } else {
+          Position p;
+          Index at = local_;  // the index of p (local_: none yet)
+          for (Index w = r.begin(); w < r.end(); ++w) {
+            std::uint64_t& word = open_[static_cast<std::size_t>(w)];
+            for (std::uint64_t bits = word; bits; bits &= bits - 1) {
+              const Index u = w * 64 + static_cast<Index>(std::countr_zero(bits));
+              if (at < u && u - at <= 4) {  // a few steps of next() cost less than an unrank
+                for (; at < u; ++at) index_.next(p);
+              } else {
+                p = index_.unrank(begin_ + u);
+                at = u;
+              }
+              if (!sweep_position(u, p, false, ctx)) word &= ~(std::uint64_t{1} << (u % 64));
+            }
+          }
+        }
+        report(to > from ? to - from : 0, round, undecided);
       });
       if (round == 0) tr_.after_first_pass();
       const Tally t = finish_phase("all_reduce (sweep)");
@@ -689,7 +724,7 @@ class ClassSolver {
       if (kind_ == GameKind::WinLoss && round >= 1 && t.value_changed == 0) break;
     }
     rounds_ = round + 1;
-    return encode([&](std::size_t u) -> Value { return detail::outcome(lo_[u], hi_[u]); });
+    return encode([&](std::size_t u) -> Value { return detail::outcome(bounds_[u].lo, bounds_[u].hi); });
   }
 
   // The current bounds of the positions other ranks read: lo, hi interleaved.
@@ -701,8 +736,8 @@ class ClassSolver {
       out[r].reserve(serve[r].size() * 2);
       for (Index i : serve[r]) {
         const auto u = static_cast<std::size_t>(i - begin_);
-        out[r].push_back(lo_[u]);
-        out[r].push_back(hi_[u]);
+        out[r].push_back(bounds_[u].lo);
+        out[r].push_back(bounds_[u].hi);
       }
     }
     tr_.exchange(out, in, sizeof(S), "all_to_all (ghost bounds)");
@@ -719,7 +754,7 @@ class ClassSolver {
   std::pair<Value, Value> child_bounds(Index ci, bool first, Context& ctx) const {
     if (mine(ci)) {
       const auto u = static_cast<std::size_t>(ci - begin_);
-      return {detail::load(lo_[u]), detail::load(hi_[u])};
+      return {detail::load(bounds_[u].lo), detail::load(bounds_[u].hi)};
     }
     const std::size_t o = owner(ci);
     if (first) {
@@ -731,26 +766,61 @@ class ClassSolver {
     return {ghost_lo_[o][j], ghost_hi_[o][j]};
   }
 
-  void sweep_position(Index u, const Position& p, bool first, Context& ctx) {
-    const auto uu = static_cast<std::size_t>(u);
-    const Value l = detail::load(lo_[uu]), h = detail::load(hi_[uu]);
-    if (!first && l == h) return;
+  // New bounds of local position u; true while it stays open.
+  bool sweep_position(Index u, const Position& p, bool first, Context& ctx) {
+    Bounds& here = bounds_[static_cast<std::size_t>(u)];
+    const Value l = detail::load(here.lo), h = detail::load(here.hi);
+    if (!first && l == h) return false;
     rules_.Rules::children(p, ctx.kids);
     Value new_lo, new_hi;
     if (ctx.kids.empty()) {
       new_lo = new_hi = rules_.Rules::terminal_value(p);
     } else {
+      // First the in-class children's ranks (their bounds prefetched) and, in sweep 0,
+      // the exits' value slots (prefetched); then the reads.
+      constexpr std::size_t kSlots = 32;
+      std::array<const std::uint8_t*, kSlots> exit_at;
+      std::array<std::uint8_t, kSlots> exit_width;
+      std::array<bool, kSlots> moves_in;
+      const std::size_t nk = ctx.kids.size();
+      ctx.ranks.clear();
+      for (std::size_t k = 0; k < nk; ++k) {
+        const Child& c = ctx.kids[k];
+        const bool in = in_class(c);
+        if (k < kSlots) {
+          moves_in[k] = in;
+          exit_at[k] = nullptr;
+        }
+        if (in) {
+          const Index ci = index_.rank(c.next);
+          if (mine(ci)) __builtin_prefetch(&bounds_[static_cast<std::size_t>(ci - begin_)]);
+          ctx.ranks.push_back(ci);
+        } else if (first && k < kSlots && !c.game_over) {
+          int w = 0;
+          exit_at[k] = exit_slot(c, ctx, w);
+          exit_width[k] = static_cast<std::uint8_t>(w);
+          if (exit_at[k]) __builtin_prefetch(exit_at[k]);
+        }
+      }
       Value base = first ? kNone : l;
       Value best_lo = kNone, best_hi = kNone;
-      for (const Child& c : ctx.kids) {
-        if (in_class(c)) {
-          const auto [cl, ch] = child_bounds(index_.rank(c.next), first, ctx);
+      std::size_t next_rank = 0;
+      for (std::size_t k = 0; k < nk; ++k) {
+        const Child& c = ctx.kids[k];
+        if (k < kSlots ? moves_in[k] : in_class(c)) {
+          const auto [cl, ch] = child_bounds(ctx.ranks[next_rank++], first, ctx);
           best_lo = std::max(best_lo, neg(ch));
           best_hi = std::max(best_hi, neg(cl));
           ++ctx.in_moves;
         } else if (first) {
-          const Value x = exit_value(c, ctx);
-          if (stopped()) return;
+          Value x;
+          if (k < kSlots && exit_at[k]) {
+            ++ctx.exits;
+            x = move_value(kind_, c, read_value(exit_at[k], exit_width[k]));
+          } else {
+            x = exit_value(c, ctx);  // game over, or a class missing (an error)
+            if (stopped()) return false;
+          }
           base = std::max(base, x);
         }
       }
@@ -759,11 +829,12 @@ class ClassSolver {
       new_hi = b.hi;
     }
     if (new_lo != new_hi) ++ctx.tally.open;
-    if (new_lo == l && new_hi == h) return;
+    if (new_lo == l && new_hi == h) return new_lo != new_hi;
     if (detail::outcome(new_lo, new_hi) != detail::outcome(l, h)) ++ctx.tally.value_changed;
-    detail::store(lo_[uu], static_cast<S>(new_lo));
-    detail::store(hi_[uu], static_cast<S>(new_hi));
+    detail::store(here.lo, static_cast<S>(new_lo));
+    detail::store(here.hi, static_cast<S>(new_hi));
     ++ctx.tally.changed;
+    return new_lo != new_hi;
   }
 
   // ---- Levels: counters, un-moves, notices -----------------------------------------
@@ -1105,7 +1176,8 @@ class ClassSolver {
   std::vector<std::vector<Seeds>> sides_;
   std::vector<Tile> tiles_;
   // Sweeps.
-  std::vector<S> lo_, hi_;
+  std::vector<Bounds> bounds_;
+  std::vector<std::uint64_t> open_;  // positions whose bounds still differ
   std::vector<std::vector<Index>> ghost_index_;  // per owner: sorted indices this rank reads
   std::vector<std::vector<S>> ghost_lo_, ghost_hi_;
   // Levels.
