@@ -56,14 +56,18 @@ Position Cenne::start(int per_pit) const {
 // If a seed that is not the last passes every pit (all hold 3), the seeds in hand go
 // into the mover's rightmost pit and the turn ends (atappe). A repeated lap-start
 // state (board, pit) is an endless turn.
+constexpr int kLapsUnchecked = 8;
+
 Cenne::Turn Cenne::play(Position& p, int pit) const {
   const int n = pits();
   const int sp = south_pits(p);
   auto& b = p.pits;
   Turn t;
+  // The detector starts after a few laps (most turns end before): a turn is endless
+  // iff its lap-start states repeat from some lap on, so the verdict is the same.
   EndlessTurnDetector guard;
-  for (;;) {
-    if (guard.repeats(p, pit)) {
+  for (int lap = 0;; ++lap) {
+    if (lap >= kLapsUnchecked && guard.repeats(p, pit)) {
       t.endless = true;
       return t;
     }
@@ -179,10 +183,25 @@ Position Cenne::rotate(const Position& p) const {
   const int n = pits();
   const int sp = south_pits(p);
   Position r;
-  for (int i = 0; i < n; ++i) r.pits[u(i)] = p.pits[u((i + sp) % n)];
+  for (int i = 0, j = sp; i < n; ++i, j = j + 1 == n ? 0 : j + 1) r.pits[u(i)] = p.pits[u(j)];
   r.flags = static_cast<std::uint8_t>(a_ != b_ ? p.flags ^ kFlipped : p.flags);
   r.jeppe = p.jeppe < 0 ? std::int8_t{-1} : static_cast<std::int8_t>((p.jeppe - sp + n) % n);
   return r;
+}
+
+// pack_state without marks: flags << 48 | (jeppe + 1) << 56; turned round, the
+// flags flip kFlipped (unequal rows) and the jeppe moves as in rotate().
+ClassKey Cenne::class_of(const Position& p) const {
+  const int n = pits();
+  const int seeds = p.seeds_in(0, n);
+  auto pack = [](int flags, int jeppe) {
+    return (static_cast<std::uint64_t>(flags) << 48) | (static_cast<std::uint64_t>(jeppe + 1) << 56);
+  };
+  const std::uint64_t s = pack(p.flags, p.jeppe);
+  if (s == 0) return ClassKey{0, seeds};
+  const int sp = south_pits(p);
+  const std::uint64_t t = pack(a_ != b_ ? p.flags ^ kFlipped : p.flags, p.jeppe < 0 ? -1 : (p.jeppe - sp + n) % n);
+  return ClassKey{std::min(s, t), seeds};
 }
 
 std::string Cenne::check(const Position& p) const {

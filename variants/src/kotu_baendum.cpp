@@ -79,6 +79,38 @@ bool KotuBaendum::play(Position& p, int pit, int& gain_south, int& gain_north) {
   }
 }
 
+// Pit i takes pit i+7 (mod 14); a tie changes owner (South <-> North).
+Position KotuBaendum::rotate(const Position& p) const {
+  auto turned = [](Mark m) { return m == Mark::South ? Mark::North : m == Mark::North ? Mark::South : m; };
+  Position r;
+  for (int i = 0; i < kRow; ++i) {
+    r.pits[u(i)] = p.pits[u(i + kRow)];
+    r.pits[u(i + kRow)] = p.pits[u(i)];
+    r.marks[u(i)] = turned(p.marks[u(i + kRow)]);
+    r.marks[u(i + kRow)] = turned(p.marks[u(i)]);
+  }
+  r.flags = p.flags;
+  r.jeppe = p.jeppe < 0 ? std::int8_t{-1} : static_cast<std::int8_t>((p.jeppe + kRow) % kPits);
+  return r;
+}
+
+// The state of the turned board from the packed one: the 2-bit marks of pits 7..13
+// move to pits 0..6 and back (a rotation of the 28 mark bits by 14), and South (01)
+// and North (10) swap, i.e. the two bits of every pair swap (00 and 11 stay).
+// Example: pit 0 tied by South = 0b01 -> pit 7 tied by North = 0b10 << 14.
+ClassKey KotuBaendum::class_of(const Position& p) const {
+  const int seeds = p.seeds_in(0, kPits);
+  const std::uint64_t s = pack_state(p, kPits);
+  if (s == 0) return ClassKey{0, seeds};
+  constexpr std::uint64_t kHalf = (std::uint64_t{1} << (2 * kRow)) - 1, kLow = 0x5555555;  // 14 bits; 01 x 14
+  const std::uint64_t marks = s & ((kHalf << (2 * kRow)) | kHalf);
+  const std::uint64_t moved = (marks >> (2 * kRow)) | ((marks & kHalf) << (2 * kRow));
+  const std::uint64_t swapped = ((moved & kLow) << 1) | ((moved >> 1) & kLow);
+  const int jeppe = p.jeppe < 0 ? -1 : (p.jeppe + kRow) % kPits;
+  const std::uint64_t t = swapped | (std::uint64_t{p.flags} << 48) | (static_cast<std::uint64_t>(jeppe + 1) << 56);
+  return ClassKey{std::min(s, t), seeds};
+}
+
 void KotuBaendum::children(const Position& p, std::vector<Child>& out) const {
   out.clear();
   auto add = [&](const Position& board, int pit, Move move) {

@@ -34,6 +34,8 @@ class Cenne final : public Variant {
   void children(const Position& p, std::vector<Child>& out) const override;
   Value terminal_value(const Position& p) const override;
   Position rotate(const Position& p) const override;
+  // No marks: the state (flags, jeppe) and its turned form without a turned board.
+  ClassKey class_of(const Position& p) const override;
   std::string check(const Position& p) const override;
   std::vector<ClassKey> classes(int max_seeds) const override;
   // Every state that can occur is in classes(): atappe positions only with the seed

@@ -31,6 +31,10 @@ class KotuBaendum final : public Variant {
   std::string check(const Position& p) const override;
   std::vector<ClassKey> classes(int max_seeds) const override;
   bool tabled(const Position& p) const override { return p.flags == 0 && p.jeppe < 0; }
+  // The generic forms written for this board (no modulo, the turned state computed
+  // from the packed marks instead of a turned board): the solver calls them per child.
+  Position rotate(const Position& p) const override;
+  ClassKey class_of(const Position& p) const override;
 
   static constexpr bool is_end_hole(int pit) { return pit == 0 || pit == 6 || pit == 7 || pit == 13; }
   static constexpr int mirror_pit(int pit) { return pit < kRow ? kRow - 1 - pit : 3 * kRow - 1 - pit; }
