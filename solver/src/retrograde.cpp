@@ -13,9 +13,7 @@ std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Varia
   core::LocalTransport local;
   auto bytes = core::solve_slice(v, index, solved, options, local, stats);
   if (!bytes) return std::unexpected(bytes.error());
-  auto out = std::make_shared<ClassValues>(index, v.kind());
-  out->bytes() = std::move(*bytes);
-  return out;
+  return std::make_shared<ClassValues>(index, v.kind(), std::move(*bytes));  // no zeroed copy first
 }
 
 std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Variant& v, const ClassKey& key,

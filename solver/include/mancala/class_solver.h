@@ -57,6 +57,10 @@
 #include <type_traits>
 #include <vector>
 
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
+
 #include "mancala/retrograde.h"
 #include "mancala/rules.h"
 #include "mancala/solver_support.h"
@@ -204,12 +208,18 @@ class ClassSolver {
   }
 
   // Where the value of an exit (a child outside the class, game not over) is in its
-  // solved class, and its width; null when the class is missing or does not index it.
+  // solved class, and its width; null when the class is missing or does not index it,
+  // or when a paged class's block cannot be read (ctx.cache.error() says why). A class
+  // kept whole is read in place (a plain array load); a paged one through the
+  // context's cache (generate --memory-mb), its value copied where it stays valid.
   const std::uint8_t* exit_slot(const Child& c, Context& ctx, int& width) const {
     const ClassValues* cls = ctx.cache.find(rules_.Rules::class_of(c.next));
     if (!cls || !cls->index().allowed(c.next)) return nullptr;
     width = cls->width();
-    return cls->bytes().data() + cls->index().rank(c.next) * static_cast<Index>(width);
+    const Index i = cls->index().rank(c.next);
+    if (cls->whole()) [[likely]]
+      return cls->bytes().data() + i * static_cast<Index>(width);
+    return ctx.cache.paged(*cls, i);
   }
   // A value in the byte layout of ClassValues.
   static Value read_value(const std::uint8_t* b, int width) {
@@ -222,12 +232,17 @@ class ClassSolver {
     int width = 0;
     const std::uint8_t* at = exit_slot(c, ctx, width);
     if (!at) {
-      fail("class " + to_string(rules_.Rules::class_of(c.next), rules_.pits()) + " of a child of class " +
-           to_string(index_.key(), rules_.pits()) + " is not solved or does not index it");
+      const std::string where = "class " + to_string(rules_.Rules::class_of(c.next), rules_.pits()) +
+                                " of a child of class " + to_string(index_.key(), rules_.pits());
+      fail(ctx.cache.error().empty() ? where + " is not solved or does not index it"
+                                     : where + " cannot be read: " + ctx.cache.error());
       return kNone;
     }
-    return move_value(kind_, c, read_value(at, width));
+    const Value x = read_value(at, width);
+    ctx.cache.done_with(at);  // read at once: a paged value's slot is not kept
+    return move_value(kind_, c, x);
   }
+
 
   void report(std::uint64_t span, int round, std::uint64_t undecided) {
     const std::uint64_t done = std::min<std::uint64_t>(done_.fetch_add(span, std::memory_order_relaxed) + span, local_);
@@ -285,22 +300,49 @@ class ClassSolver {
 #endif
   }
 
-  Bytes encode(auto&& value_of) const {
+  // This rank's values in the byte layout of ClassValues. Written a chunk at a time,
+  // and the pages of the working arrays already encoded are given back to the system
+  // as it goes (their contents are not read again), so that the values and the arrays
+  // are not both whole in memory at the end of a class (generate --memory-mb).
+  Bytes encode(auto&& value_of) {
     const std::size_t width = kind_ == GameKind::Score ? 1 : 2;
-    Bytes out;  // kept as a lower class, read at random by the classes above
-    out.reserve(static_cast<std::size_t>(local_) * width);
+    const auto n = static_cast<std::size_t>(local_);
+    Bytes out;
+    out.reserve(n * width);  // pages are touched chunk by chunk below; kept as a lower class, read at random
     want_huge_pages(out.data(), out.capacity());
-    out.resize(static_cast<std::size_t>(local_) * width);
-    for (Index u = 0; u < local_; ++u) {
-      const auto v = static_cast<std::uint16_t>(static_cast<Value>(value_of(static_cast<std::size_t>(u))));
-      if (width == 1) {
-        out[static_cast<std::size_t>(u)] = static_cast<std::uint8_t>(v & 0xFF);
-      } else {
-        out[static_cast<std::size_t>(u) * 2] = static_cast<std::uint8_t>(v & 0xFF);
-        out[static_cast<std::size_t>(u) * 2 + 1] = static_cast<std::uint8_t>(v >> 8);
+    constexpr std::size_t kChunk = std::size_t{1} << 20;
+    for (std::size_t a = 0; a < n; a += kChunk) {
+      const std::size_t b = std::min(n, a + kChunk);
+      out.resize(b * width);
+      for (std::size_t u = a; u < b; ++u) {
+        const auto v = static_cast<std::uint16_t>(static_cast<Value>(value_of(u)));
+        if (width == 1) {
+          out[u] = static_cast<std::uint8_t>(v & 0xFF);
+        } else {
+          out[u * 2] = static_cast<std::uint8_t>(v & 0xFF);
+          out[u * 2 + 1] = static_cast<std::uint8_t>(v >> 8);
+        }
       }
+      release_prefix(val_, b);
+      release_prefix(bounds_, b);
+      release_prefix(cells_, b);
     }
     return out;
+  }
+  // Gives the whole pages of arr[0, end) back to the system (when arr has a value per
+  // position of the slice and is large; Linux: MADV_DONTNEED).
+  template <class T>
+  void release_prefix(std::vector<T>& arr, std::size_t end) {
+#if defined(__linux__)
+    if (arr.size() != static_cast<std::size_t>(local_) || arr.size() * sizeof(T) < (std::size_t{4} << 20)) return;
+    constexpr std::uintptr_t kPage = 4096;
+    const auto lo = (reinterpret_cast<std::uintptr_t>(arr.data()) + kPage - 1) & ~(kPage - 1);
+    const auto hi = reinterpret_cast<std::uintptr_t>(arr.data() + end) & ~(kPage - 1);
+    if (hi > lo) ::madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_DONTNEED);
+#else
+    (void)arr;
+    (void)end;
+#endif
   }
 
   // ---- Acyclic: one pass, children first ------------------------------------------
@@ -346,6 +388,7 @@ class ClassSolver {
           if (detail::load(*slots[k]) == kUnset && !stopped())
             detail::store(*slots[k], static_cast<S>(acyclic_value(batch[k], 0, ctx)));
         filled = 0;
+        ctx.cache.release();  // no exit slot is held any more
       };
       index_.for_each(r.begin(), r.end(), [&](Index, const Position& u) {
         batch[filled] = rules_.Rules::rotate(u);
@@ -470,7 +513,7 @@ class ClassSolver {
       lower_.assign(static_cast<std::size_t>(n), nullptr);
       for (int c = 0; c < n; ++c) {
         const ClassValues* v = solved_.find(ClassKey{index_.key().state, c});
-        if (!v || v->width() != 1 || !v->index().plain_distribution()) return false;
+        if (!v || !v->whole() || v->width() != 1 || !v->index().plain_distribution()) return false;  // paged: acyclic_value()
         lower_[static_cast<std::size_t>(c)] = reinterpret_cast<const S*>(v->bytes().data());
       }
       pits_ = rules_.pits();

@@ -7,6 +7,8 @@
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <deque>
+#include <string>
 
 #include "mancala/values.h"
 
@@ -41,7 +43,8 @@ inline Bounds next_bounds(Value base, Value best_lo, Value best_hi, bool first, 
   return b;
 }
 
-// A per-thread memo of the last solved classes looked up (exits go to few classes).
+// A per-thread memo of the last solved classes looked up (exits go to few classes),
+// and the reader of the classes that are not kept whole (generate --memory-mb).
 class ExitCache {
  public:
   explicit ExitCache(const SolvedClasses& s) : solved_(s) {}
@@ -53,15 +56,64 @@ class ExitCache {
     next_ = (next_ + 1) % slots_.size();
     return v;
   }
+  // The value bytes of position i of a paged class (!cls.whole()), copied where they
+  // stay until this cache is destroyed: a caller may hold the pointer across other
+  // look-ups (the acyclic pass finds every child's slot before reading any), while a
+  // block may leave the shared cache at any time. The last few blocks are pinned
+  // here, so that runs of look-ups in one block take no lock. Null when the block
+  // cannot be read (error() says why).
+  const std::uint8_t* paged(const ClassValues& cls, Index i) {
+    const ValueBlock* blk = block(cls, i);
+    if (!blk) return nullptr;
+    const std::size_t at = static_cast<std::size_t>(i - blk->first) * static_cast<std::size_t>(cls.width());
+    auto& v = held_.emplace_back();
+    v[0] = (*blk->bytes)[at];
+    v[1] = cls.width() == 2 ? (*blk->bytes)[at + 1] : std::uint8_t{0};
+    return v.data();
+  }
+  // The slots paged() returned are no longer needed (bounds its memory).
+  void release() {
+    if (!held_.empty()) held_.clear();
+  }
+  // The slot at (the last one paged() returned, or a whole class's) is not needed any more.
+  void done_with(const std::uint8_t* at) {
+    if (!held_.empty() && at == held_.back().data()) held_.pop_back();
+  }
+  const std::string& error() const { return error_; }
 
  private:
+  const ValueBlock* block(const ClassValues& cls, Index i) {
+    const ValueBlock* blk = nullptr;
+    for (auto& p : pins_)
+      if (p.pages == cls.pages() && i >= p.block.first && i - p.block.first < p.block.count) blk = &p.block;
+    if (!blk) {
+      auto b = cls.pages()->block(i);
+      if (!b) {
+        if (error_.empty()) error_ = b.error();
+        return nullptr;
+      }
+      Pin& p = pins_[next_pin_];
+      next_pin_ = (next_pin_ + 1) % pins_.size();
+      p = {cls.pages(), std::move(*b)};
+      blk = &p.block;
+    }
+    return blk;
+  }
   struct Slot {
     ClassKey key;
     const ClassValues* values = nullptr;
   };
+  struct Pin {
+    const ValuePages* pages = nullptr;
+    ValueBlock block;
+  };
   const SolvedClasses& solved_;
   std::array<Slot, 8> slots_{};
   std::size_t next_ = 0;
+  std::array<Pin, 4> pins_{};
+  std::size_t next_pin_ = 0;
+  std::deque<std::array<std::uint8_t, 2>> held_;
+  std::string error_;
 };
 
 }  // namespace mancala::detail
