@@ -172,6 +172,7 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
   g.threads = opt.solve.threads;
   g.method = opt.solve.method;
   g.zstd_level = opt.zstd_level;
+  g.memory_bytes = opt.memory_bytes;
   SolvedClasses solved;
   auto done = generate_classes(v, keys, g, solved, reachable ? &reachable->classes : nullptr, hooks);
   if (!done) return std::unexpected(done.error());

@@ -1,7 +1,7 @@
 // mancala-tb-mpi: distributed table generation (see cluster/README.md).
 //
 //   mpirun -np K mancala-tb-mpi generate VARIANT --max-seeds N --out DIR [--resume]
-//          [--threads T] [--level L] [--timeout-seconds S] [--verbose] [--stats]
+//          [--threads T] [--level L] [--memory-mb M] [--timeout-seconds S] [--verbose] [--stats]
 //   srun --mpi=pmix mancala-tb-mpi generate ...      (cluster/slurm/generate.sbatch)
 //
 // How it stops:
@@ -77,6 +77,7 @@ std::variant<Command, int> parse(int argc, char** argv) {
   Command c;
   int max_seeds = 0;
   std::string out;
+  std::int64_t memory_mb = 0;
   CLI::App app{kAbout, "mancala-tb-mpi"};
   app.footer(kFooter);
   app.set_version_flag("--version", std::string("mancala-tb-mpi ") + MANCALA_VERSION_STRING);
@@ -102,6 +103,13 @@ std::variant<Command, int> parse(int argc, char** argv) {
       ->check(CLI::Range(0, 1024));
   gen->add_option("--level", c.opt.zstd_level, "zstd level of the files, 1..19")->type_name("L")->default_val(9)
       ->check(CLI::Range(1, 19));
+  gen->add_option("--memory-mb", memory_mb,
+                  "memory per rank for the class being solved and the solved classes,\n"
+                  "in MiB (0 = no bound): older lower classes are spilled to disk\n"
+                  "and read back through a page cache (as mancala-tb generate)")
+      ->type_name("M")
+      ->default_val(GenerateOptions::kDefaultMemoryBytes >> 20)
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   gen->add_option("--timeout-seconds", c.timeout_seconds,
                   "abort the job when a rank waits more than S seconds\n"
                   "for the others in one collective (0 = no watchdog)")
@@ -153,6 +161,7 @@ std::variant<Command, int> parse(int argc, char** argv) {
                   std::to_string((*v)->total_seeds()) + " seeds of " + (*v)->name());
   c.rules = std::move(*v);
   c.opt.max_seeds = max_seeds;
+  c.opt.memory_bytes = static_cast<std::uint64_t>(memory_mb) << 20;
   c.opt.out = out;
   return c;
 }

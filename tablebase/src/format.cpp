@@ -269,8 +269,12 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
   if (h.variant.empty() || h.variant.size() > kMaxNameBytes)
     return std::unexpected(TableError{TableError::Internal, "variant name '" + h.variant + "' does not fit a table header"});
 
-  // Compress the blocks.
+  // Compress the blocks. Reserved once at the worst case (address space only: pages
+  // are touched as blocks are appended), so that the string never grows by copying
+  // itself (generate --memory-mb: the largest class's file is written while its values
+  // and the lower classes are in memory).
   std::string blocks;
+  blocks.reserve(ZSTD_compressBound(value_bytes.size()));
   ZSTD_CCtx* cctx = ZSTD_createCCtx();
   if (!cctx) return std::unexpected(TableError{TableError::Internal, "zstd: out of memory"});
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, zstd_level);

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "mancala/lower_store.h"
 #include "mancala/reachable.h"
 #include <system_error>
 
@@ -17,11 +18,9 @@ std::expected<std::shared_ptr<ClassValues>, TableError> load_class(const fs::pat
   if (!bytes) return std::unexpected(bytes.error());
   auto idx = (*t)->index(v);
   if (!idx) return std::unexpected(idx.error());
-  auto cls = std::make_shared<ClassValues>(**idx, v.kind());
-  if (bytes->size() != cls->bytes().size())
+  if (bytes->size() != (*idx)->size() * static_cast<Index>(v.kind() == GameKind::Score ? 1 : 2))
     return std::unexpected(TableError{TableError::Corrupt, file.string() + ": wrong number of values"});
-  cls->bytes() = std::move(*bytes);
-  return cls;
+  return std::make_shared<ClassValues>(**idx, v.kind(), std::move(*bytes));
 }
 
 std::expected<GenerateReport, std::string> generate_classes(const Variant& v, const std::vector<ClassKey>& keys,
@@ -35,13 +34,18 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
     if (ec) return std::unexpected(opt.out.string() + ": cannot create folder: " + ec.message());
     // Temporary files of a killed run are never complete: remove them.
     for (const auto& e : fs::directory_iterator(opt.out, ec))
-      if (e.path().filename().string().find(".mtb.tmp.") != std::string::npos) fs::remove(e.path(), ec);
+      if (const std::string name = e.path().filename().string();
+          name.find(".mtb.tmp.") != std::string::npos || name.starts_with(".mtb-spill."))  // spills are unlinked at once
+        fs::remove(e.path(), ec);
   }
 
   auto emit = [&](const GenerateEvent& e) {
     if (opt.on_event && hooks.writer) opt.on_event(e);
   };
   GenerateReport rep;
+  // The lower classes within opt.memory_bytes; spill files next to the tables (a
+  // process that writes none: in the temporary folder).
+  LowerStore store(v, opt.memory_bytes, hooks.writer ? opt.out : fs::temp_directory_path(ec));
   const int total = static_cast<int>(keys.size());
   for (int n = 0; n < total; ++n) {
     const ClassKey& key = keys[static_cast<std::size_t>(n)];
@@ -60,6 +64,7 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
       return e;
     };
     const auto tc = clock::now();
+    if (auto f = store.fit(solved, solver_bytes(v, index.size(), opt.method)); !f) return std::unexpected(f.error());
     std::shared_ptr<ClassValues> cls;
     if (hooks.writer && fs::exists(file, ec)) {
       auto loaded = load_class(file, v, key);
@@ -75,7 +80,7 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
     }
     if (hooks.share) cls = hooks.share(cls, index);
     if (cls) {
-      solved.add(cls);
+      store.add(solved, cls);
       ++rep.classes_loaded;
       rep.positions += cls->size();
       if (hooks.writer) rep.file_bytes += fs::file_size(file, ec);
@@ -106,7 +111,7 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
         return std::unexpected(w.error().message);
       bytes = fs::file_size(file, ec);
     }
-    solved.add(*values);
+    store.add(solved, *values);
     ++rep.classes_solved;
     rep.positions += (*values)->size();
     rep.file_bytes += bytes;
@@ -120,6 +125,11 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
       if (auto f = hooks.finished(n + 1, file, **values, false, e.seconds); !f) return std::unexpected(f.error());
   }
   rep.seconds = std::chrono::duration<double>(clock::now() - t0).count();
+  rep.paged_classes = store.paged_classes();
+  const PageCache::Stats cs = store.cache_stats();
+  rep.cache_hits = cs.hits;
+  rep.cache_misses = cs.misses;
+  rep.cache_peak_bytes = cs.peak_bytes;
   return rep;
 }
 

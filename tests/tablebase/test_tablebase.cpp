@@ -245,3 +245,62 @@ TEST(Cli, ProbeErrors) {
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
   }
 }
+
+// generate --memory-mb: with a budget of one byte every lower class is read back from
+// its file through a cache that keeps no block; the files are those of an unbounded run.
+TEST(Generate, TinyMemoryBudgetGivesIdenticalFiles) {
+  for (const auto& [spec, seeds] :
+       {std::pair<std::string, int>{"kalah:6:empty", 9}, {"oware", 9}, {"cenne:4:4", 8}, {"kalah:4:empty", 12}}) {
+    TempDir whole, paged;
+    int paged_classes = 0;
+    for (const auto& [dir, budget] : {std::pair<fs::path, std::uint64_t>{whole.path, 0}, {paged.path, 1}}) {
+      GenerateOptions opt;
+      opt.max_seeds = seeds;
+      opt.out = dir;
+      opt.threads = 2;
+      opt.memory_bytes = budget;
+      auto r = generate(*variant(spec), opt);
+      ASSERT_TRUE(r) << spec << ": " << r.error();
+      if (budget == 0) {
+        EXPECT_EQ(r->paged_classes, 0) << spec;
+      } else {
+        EXPECT_GT(r->cache_misses, 0u) << spec;
+      }
+      paged_classes = r->paged_classes;
+    }
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(whole.path)) {
+      if (e.path().extension() != ".mtb") continue;
+      ++files;
+      EXPECT_EQ(slurp(e.path()), slurp(paged.path / e.path().filename())) << spec << ": " << e.path().filename();
+    }
+    EXPECT_GE(files, seeds + 1) << spec;
+    EXPECT_EQ(paged_classes, files - 1) << spec;  // every class but the last was read through the cache
+  }
+}
+
+// The same for a reachable set (generate --from: subset indexes, 2-byte win/loss values).
+TEST(Generate, TinyMemoryBudgetReachableSet) {
+  const auto root = parse_position("imbelece 1,0,0,0,0,0,0,1/1,0,0,0,0,0,1,1 S first");
+  ASSERT_TRUE(root) << root.error();
+  TempDir whole, paged;
+  for (const auto& [dir, budget] : {std::pair<fs::path, std::uint64_t>{whole.path, 0}, {paged.path, 1}}) {
+    GenerateOptions opt;
+    opt.max_seeds = 5;
+    opt.out = dir;
+    opt.threads = 2;
+    opt.memory_bytes = budget;
+    auto r = generate_reachable(*root->variant, root->position, opt);
+    ASSERT_TRUE(r) << r.error();
+    if (budget) {
+      EXPECT_GT(r->paged_classes, 0);
+    }
+  }
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(whole.path)) {
+    if (e.path().extension() != ".mtb") continue;
+    ++files;
+    EXPECT_EQ(slurp(e.path()), slurp(paged.path / e.path().filename())) << e.path().filename();
+  }
+  EXPECT_GT(files, 2);
+}

@@ -139,6 +139,7 @@ int run_probe(const std::string& dir, const std::vector<std::string>& args, bool
 struct GenerateArgs {
   std::vector<std::string> variant, from;
   int max_seeds = -1, threads = 0, level = 9, max_millions = 200;
+  std::int64_t memory_mb = -1;  // -1: the default of GenerateOptions
   std::string out, method = "auto";
   bool verbose = false;
 };
@@ -165,6 +166,7 @@ int run_generate(const GenerateArgs& g) {
   else if (g.method == "levels") opt.method = SolveOptions::Method::Levels;
   else if (g.method == "acyclic") opt.method = SolveOptions::Method::Acyclic;
   opt.max_positions = static_cast<std::uint64_t>(g.max_millions) * 1'000'000;
+  if (g.memory_mb >= 0) opt.memory_bytes = static_cast<std::uint64_t>(g.memory_mb) << 20;
   opt.cancel = &g_cancel;
   // One writer per folder: a second generate into it stops here.
   auto lock = FolderLock::acquire(opt.out);
@@ -218,6 +220,11 @@ int run_generate(const GenerateArgs& g) {
               v->name().c_str(), opt.max_seeds, rep->classes_solved, rep->classes_loaded,
               static_cast<unsigned long long>(rep->positions), human_bytes(static_cast<double>(rep->file_bytes)).c_str(),
               rep->positions ? static_cast<double>(rep->file_bytes) / static_cast<double>(rep->positions) : 0.0, rep->seconds);
+  if (verbose)
+    std::printf("memory budget %llu MiB: %d classes read through the page cache (%llu hits, %llu pages read, peak %s)\n",
+                static_cast<unsigned long long>(opt.memory_bytes >> 20), rep->paged_classes,
+                static_cast<unsigned long long>(rep->cache_hits), static_cast<unsigned long long>(rep->cache_misses),
+                human_bytes(static_cast<double>(rep->cache_peak_bytes)).c_str());
   return 0;
 }
 
@@ -376,6 +383,11 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
         ->check(CLI::Range(1, 100000));
     c->add_option("--threads", g->threads, "worker threads (default: all cores)")->check(CLI::Range(0, 1024));
     c->add_option("--level", g->level, "zstd level of the files, 1..19 (default 9)")->check(CLI::Range(1, 19));
+    c->add_option("--memory-mb", g->memory_mb,
+                  "memory for the class being solved and the solved classes, in MiB (default 1024; 0: no "
+                  "bound): the newest lower classes stay in memory while they fit, older ones are spilled to "
+                  "an unlinked file in DIR and read back through a page cache (slower)")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
     c->add_flag("--verbose", g->verbose, "one line per class on stdout (seeds, positions, rounds, time, bytes)");
     c->add_option("--method", g->method,
                   "auto (default), sweeps, levels or acyclic: the in-class algorithm; levels needs "

@@ -132,6 +132,9 @@ struct ClusterGenerateOptions {
   std::filesystem::path out;
   bool resume = false;  // load finished classes from `out` (else `out` must hold no tables of the variant)
   int zstd_level = 9;
+  // GenerateOptions::memory_bytes (generate.h), on every rank: lower classes that do
+  // not fit are spilled (rank 0: into `out`; the others: the temporary folder).
+  std::uint64_t memory_bytes = GenerateOptions::kDefaultMemoryBytes;
   DistributedOptions solve;
   // Rank 0 only: one line per class (the core never prints).
   std::function<void(const std::string&)> on_line;

@@ -38,6 +38,13 @@ struct GenerateOptions {
   SolveOptions::Method method = SolveOptions::Method::Auto;
   int zstd_level = 9;
   std::uint64_t max_positions = 200'000'000;  // cap of a reachable-set enumeration
+  // Memory for the solved classes and the class being solved (lower_store.h says
+  // what is counted): the newest lower classes stay whole while they fit, the older
+  // ones are spilled to disk and read back through a page cache. 0: no bound (every
+  // class stays whole). The budget cannot go below the class being solved's arrays:
+  // then every lower class is read through the smallest cache.
+  std::uint64_t memory_bytes = kDefaultMemoryBytes;
+  static constexpr std::uint64_t kDefaultMemoryBytes = std::uint64_t{1} << 30;
   std::function<void(const GenerateEvent&)> on_event;  // the core never prints
   const std::atomic<bool>* cancel = nullptr;
 };
@@ -48,6 +55,11 @@ struct GenerateReport {
   std::uint64_t positions = 0;
   std::uint64_t file_bytes = 0;
   double seconds = 0;
+  // The memory budget (GenerateOptions::memory_bytes): classes read through the page
+  // cache when the last class was solved, the cache's look-ups that found their page
+  // and those that read it, and its largest size in bytes.
+  int paged_classes = 0;
+  std::uint64_t cache_hits = 0, cache_misses = 0, cache_peak_bytes = 0;
 };
 
 // Where the one class loop meets other processes (mancala-tb-mpi's ranks; see

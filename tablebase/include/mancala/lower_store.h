@@ -1,0 +1,115 @@
+// The solved classes a generation keeps for the exits of the classes above them,
+// within a memory budget (generate --memory-mb).
+//
+// Every exit (a move to a child in a lower class) reads that child's value, at
+// random in its class. The store keeps the newest solved classes whole in memory
+// (for Kalah and Oware most exits go to the classes just below) while they fit; the
+// older ones are "paged": when a class leaves memory its values are written once to
+// an uncompressed spill file (unlinked at once: it goes with the process, even one
+// killed), and exits read them back through one bounded cache of pages shared
+// by every thread (16 KiB pages, pread on the open file; the kernel's page cache keeps the hot
+// pages, outside the process's resident set).
+//
+// Why not the table files' own zstd blocks: measured on Kalah(6) up to 16 seeds
+// with one thread (results/session6-memory.md), reading the lower classes through a
+// 4 MiB cache of decompressed 64 Ki-position blocks took 205 s against 14 s with
+// every class whole: the exits of consecutive positions are not local enough, and a
+// miss costs a file open and a 64 KiB decompression (~130 us); a page costs one
+// pread from the kernel's page cache (a few us). Why not a memory map of the spill files: a mapped file's
+// resident pages count in the process's resident set and stay there until memory
+// runs short, so a map does not bound the peak that GNU time reports.
+// The table files are still checked where they are read: a file loaded on resume
+// (load_class) is read whole with every block's CRC checked, and solved again when
+// one fails (GenerateEvent::Replaced).
+//
+// What the budget counts (LowerStore::fit): the working arrays of the class being
+// solved (solver_bytes, an estimate per method), the lower classes kept whole, and
+// the page cache. Not counted: the program and its libraries, thread stacks, index
+// tables, zstd contexts, the compressed file being written, the position lists of
+// reachable-set classes (generate --from), the kernel's page cache.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <functional>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "mancala/retrograde.h"
+#include "mancala/values.h"
+
+namespace mancala {
+
+// One cache of pages for every paged class, at most `capacity` bytes of pages (least
+// recently used dropped first; a page a reader still holds lives on until it lets
+// go). Thread-safe.
+class PageCache {
+ public:
+  explicit PageCache(std::uint64_t capacity) : capacity_(capacity) {}
+  void set_capacity(std::uint64_t capacity);
+  // Page `page` of source `id`; `load` reads it on a miss (outside the lock).
+  std::expected<std::shared_ptr<const std::vector<std::uint8_t>>, std::string> get(
+      std::uint32_t id, std::uint64_t page,
+      const std::function<std::expected<std::vector<std::uint8_t>, std::string>()>& load);
+
+  struct Stats {
+    std::uint64_t hits = 0, misses = 0, bytes = 0, peak_bytes = 0;
+  };
+  Stats stats() const;
+
+ private:
+  using Key = std::pair<std::uint32_t, std::uint64_t>;
+  struct KeyHash {
+    std::size_t operator()(const Key& k) const { return std::hash<std::uint64_t>()(k.second * 1000003u + k.first); }
+  };
+  struct Entry {
+    Key key;
+    std::shared_ptr<const std::vector<std::uint8_t>> data;
+  };
+  void trim();  // under mu_
+  mutable std::mutex mu_;
+  std::uint64_t capacity_;
+  std::list<Entry> lru_;  // front: most recently used
+  std::unordered_map<Key, std::list<Entry>::iterator, KeyHash> where_;
+  Stats stats_;
+};
+
+// How much memory class `positions` of `v` needs while it is solved (the working
+// arrays of the method solve_class picks, and the values it returns).
+std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Method method);
+
+// The solved classes of one generation, in solving order, and which of them stay whole.
+class LowerStore {
+ public:
+  // budget_bytes = 0: no bound (every class stays whole). Spill files go to `spill_dir`.
+  LowerStore(const Variant& v, std::uint64_t budget_bytes, std::filesystem::path spill_dir);
+  // A class just solved or loaded, whole.
+  void add(SolvedClasses& solved, std::shared_ptr<const ClassValues> cls);
+  // Before a class that needs `solving` bytes is solved: pages the oldest whole
+  // classes out of `solved` until the rest fits (solving + whole classes + cache <=
+  // budget), and sizes the cache.
+  std::expected<void, std::string> fit(SolvedClasses& solved, std::uint64_t solving);
+
+  std::uint64_t budget() const { return budget_; }
+  std::uint64_t whole_bytes() const;
+  int paged_classes() const;
+  PageCache::Stats cache_stats() const { return cache_->stats(); }
+
+ private:
+  struct Class {
+    std::shared_ptr<const ClassValues> values;  // whole or paged
+    std::uint64_t bytes = 0;  // size * width
+  };
+  const Variant& v_;
+  std::uint64_t budget_;
+  std::filesystem::path spill_dir_;
+  std::shared_ptr<PageCache> cache_;
+  std::vector<Class> classes_;  // solving order
+};
+
+}  // namespace mancala

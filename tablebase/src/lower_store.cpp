@@ -1,0 +1,207 @@
+#include "mancala/lower_store.h"
+
+#include <fcntl.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+namespace mancala {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+constexpr std::uint64_t kMinCache = 4 * kMiB;   // 256 pages
+constexpr std::uint64_t kMaxCache = 64 * kMiB;  // more rarely helps
+// 16 KiB: Kalah(6) up to 16 seeds with a 24 MiB budget took 15.1 s CPU with 4 KiB
+// pages, 12.7 s with 16 KiB and 12.0 s with 64 KiB (8.0 s with every class whole);
+// 64 KiB pages give the cache four times fewer entries for the same bytes.
+constexpr std::uint64_t kPageBytes = 16384;
+
+std::string sys_error(const std::string& what) { return what + ": " + std::strerror(errno); }
+
+// A paged class: its values in an unlinked spill file, read a page at a time
+// through the shared cache.
+class SpillPages : public ValuePages {
+ public:
+  SpillPages(int fd, std::uint64_t bytes, int width, std::shared_ptr<PageCache> cache, std::uint32_t id, std::string name)
+      : fd_(fd), bytes_(bytes), width_(static_cast<std::uint64_t>(width)), cache_(std::move(cache)), id_(id),
+        name_(std::move(name)) {}
+  ~SpillPages() override { ::close(fd_); }
+  SpillPages(const SpillPages&) = delete;
+  SpillPages& operator=(const SpillPages&) = delete;
+
+  std::expected<ValueBlock, std::string> block(Index i) const override {
+    const std::uint64_t page = static_cast<std::uint64_t>(i) * width_ / kPageBytes;
+    const std::uint64_t from = page * kPageBytes, len = std::min(kPageBytes, bytes_ - from);
+    auto data = cache_->get(id_, page, [&]() -> std::expected<std::vector<std::uint8_t>, std::string> {
+      std::vector<std::uint8_t> out(static_cast<std::size_t>(len));
+      std::size_t got = 0;
+      while (got < out.size()) {
+        const ssize_t r = ::pread(fd_, out.data() + got, out.size() - got, static_cast<off_t>(from + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return std::unexpected(r == 0 ? name_ + ": spill file is short" : sys_error(name_ + ": cannot read the spill file"));
+        got += static_cast<std::size_t>(r);
+      }
+      return out;
+    });
+    if (!data) return std::unexpected(data.error());
+    return ValueBlock{static_cast<Index>(from / width_), static_cast<Index>(len / width_), std::move(*data)};
+  }
+
+ private:
+  int fd_;
+  std::uint64_t bytes_, width_;
+  std::shared_ptr<PageCache> cache_;
+  std::uint32_t id_;
+  std::string name_;
+};
+
+// Writes `bytes` to a new file in `dir`, opens it for reading and unlinks it.
+std::expected<int, std::string> spill(const fs::path& dir, const std::vector<std::uint8_t>& bytes) {
+  static std::atomic<unsigned> counter{0};
+  const fs::path path = dir / (".mtb-spill." + std::to_string(::getpid()) + "." + std::to_string(counter++));
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+  if (fd < 0) return std::unexpected(sys_error(path.string() + ": cannot create a spill file"));
+  ::unlink(path.c_str());  // the data lives as long as the descriptor
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t w = ::write(fd, bytes.data() + done, std::min<std::size_t>(bytes.size() - done, std::size_t{1} << 26));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      const std::string msg = sys_error(path.string() + ": cannot write a spill file");
+      ::close(fd);
+      return std::unexpected(msg);
+    }
+    done += static_cast<std::size_t>(w);
+  }
+  return fd;
+}
+
+}  // namespace
+
+void PageCache::set_capacity(std::uint64_t capacity) {
+  std::lock_guard lock(mu_);
+  capacity_ = capacity;
+  trim();
+}
+
+PageCache::Stats PageCache::stats() const {
+  std::lock_guard lock(mu_);
+  return stats_;
+}
+
+void PageCache::trim() {
+  while (stats_.bytes > capacity_ && !lru_.empty()) {
+    stats_.bytes -= lru_.back().data->size();
+    where_.erase(lru_.back().key);
+    lru_.pop_back();
+  }
+}
+
+std::expected<std::shared_ptr<const std::vector<std::uint8_t>>, std::string> PageCache::get(
+    std::uint32_t id, std::uint64_t page, const std::function<std::expected<std::vector<std::uint8_t>, std::string>()>& load) {
+  const Key key{id, page};
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = where_.find(key); it != where_.end()) {
+      ++stats_.hits;
+      lru_.splice(lru_.begin(), lru_, it->second);
+      return it->second->data;
+    }
+    ++stats_.misses;
+  }
+  auto read = load();
+  if (!read) return std::unexpected(read.error());
+  auto data = std::make_shared<const std::vector<std::uint8_t>>(std::move(*read));
+  std::lock_guard lock(mu_);
+  if (auto it = where_.find(key); it != where_.end()) return it->second->data;  // read by another thread meanwhile
+  lru_.push_front(Entry{key, data});
+  where_[key] = lru_.begin();
+  stats_.bytes += data->size();
+  trim();
+  stats_.peak_bytes = std::max(stats_.peak_bytes, stats_.bytes);
+  return data;
+}
+
+std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Method method) {
+  // The arrays of class_solver.h for one rank holding the whole class (S: the value
+  // type, 1 byte for score games, 2 for win/loss; W: the value width of the files).
+  const std::uint64_t n = positions, s = v.kind() == GameKind::Score ? 1 : 2, w = s;
+  using M = SolveOptions::Method;
+  if (method == M::Auto) method = v.in_class_acyclic() ? M::Acyclic : v.has_unmoves() ? M::Levels : M::Sweeps;
+  switch (method) {
+    case M::Acyclic: return n * s + n * w / 8;                  // values; the result replaces them page by page
+    case M::Levels: return n * (s + 1) + n / 4 + n * w / 8;     // values, states, two bit maps
+    case M::Sweeps: return 2 * n * s + n * w / 8 + n * 4 / 8;   // bounds; ghost lists
+    case M::Auto: break;
+  }
+  return 2 * n * s;
+}
+
+LowerStore::LowerStore(const Variant& v, std::uint64_t budget_bytes, fs::path spill_dir)
+    : v_(v), budget_(budget_bytes), spill_dir_(std::move(spill_dir)), cache_(std::make_shared<PageCache>(kMinCache)) {}
+
+void LowerStore::add(SolvedClasses& solved, std::shared_ptr<const ClassValues> cls) {
+  Class c;
+  c.bytes = static_cast<std::uint64_t>(cls->size()) * static_cast<std::uint64_t>(cls->width());
+  c.values = cls;
+  solved.add(std::move(cls));
+  classes_.push_back(std::move(c));
+}
+
+std::uint64_t LowerStore::whole_bytes() const {
+  std::uint64_t sum = 0;
+  for (const Class& c : classes_)
+    if (c.values->whole()) sum += c.bytes;
+  return sum;
+}
+
+int LowerStore::paged_classes() const {
+  return static_cast<int>(std::count_if(classes_.begin(), classes_.end(), [](const Class& c) { return !c.values->whole(); }));
+}
+
+std::expected<void, std::string> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving) {
+  if (budget_ == 0) return {};
+  // What the lower classes may take: the budget less the class being solved. The
+  // newest classes stay whole while they fit with the smallest cache beside them;
+  // what is left goes to the cache.
+  const std::uint64_t avail = budget_ > solving ? budget_ - solving : 0;
+  const std::uint64_t min_cache = std::min(kMinCache, budget_);  // a tiny budget (tests): a tiny cache
+  std::uint64_t whole = 0;
+  bool paged_now = false;
+  for (auto it = classes_.rbegin(); it != classes_.rend(); ++it) {
+    Class& c = *it;
+    if (!c.values->whole()) continue;
+    if (whole + c.bytes + min_cache <= avail) {
+      whole += c.bytes;
+      continue;
+    }
+    auto fd = spill(spill_dir_, c.values->bytes());
+    if (!fd) return std::unexpected(fd.error());
+    const auto id = static_cast<std::uint32_t>(&c - classes_.data());
+    auto pages = std::make_shared<SpillPages>(*fd, c.bytes, c.values->width(), cache_, id,
+                                              "class " + to_string(c.values->index().key(), v_.pits()));
+    auto paged = std::make_shared<const ClassValues>(c.values->index(), v_.kind(), std::move(pages));
+    c.values = paged;
+    solved.add(std::move(paged));  // the whole values are freed with their last holder
+    paged_now = true;
+  }
+#if defined(__GLIBC__)
+  // The values just paged out were freed; glibc keeps freed heap memory (arrays below
+  // its mmap threshold, which grows up to 32 MiB) resident until asked to give it back.
+  if (paged_now) ::malloc_trim(0);
+#endif
+  const std::uint64_t left = avail > whole ? avail - whole : 0;
+  cache_->set_capacity(std::clamp(left, min_cache, kMaxCache));
+  return {};
+}
+
+}  // namespace mancala
