@@ -269,60 +269,63 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
   if (h.variant.empty() || h.variant.size() > kMaxNameBytes)
     return std::unexpected(TableError{TableError::Internal, "variant name '" + h.variant + "' does not fit a table header"});
 
-  // Compress the blocks. Reserved once at the worst case (address space only: pages
-  // are touched as blocks are appended), so that the string never grows by copying
-  // itself (generate --memory-mb: the largest class's file is written while its values
-  // and the lower classes are in memory).
-  std::string blocks;
-  blocks.reserve(ZSTD_compressBound(value_bytes.size()));
+  // The blocks are compressed and written one at a time (the compressed table is
+  // never whole in memory: generate writes its largest class while that class's
+  // values and the lower classes are in memory), after room for the header, whose
+  // size the block count fixes; the header, with the offsets and CRCs, goes last.
+  const std::size_t block_bytes = static_cast<std::size_t>(h.block_positions) * static_cast<std::size_t>(value_width);
+  const std::size_t blocks = (value_bytes.size() + block_bytes - 1) / block_bytes;
+  h.block_offsets.assign(blocks + 1, 0);
+  h.block_crc.assign(blocks, 0);
+  const std::size_t head_bytes = encode_header(h).size() + 4;  // + its CRC
   ZSTD_CCtx* cctx = ZSTD_createCCtx();
   if (!cctx) return std::unexpected(TableError{TableError::Internal, "zstd: out of memory"});
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, zstd_level);
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-  const std::size_t block_bytes = static_cast<std::size_t>(h.block_positions) * static_cast<std::size_t>(value_width);
   std::vector<char> buf(ZSTD_compressBound(block_bytes));
-  h.block_offsets.push_back(0);
-  for (std::size_t at = 0; at < value_bytes.size(); at += block_bytes) {
-    const std::size_t len = std::min(block_bytes, value_bytes.size() - at);
-    const std::size_t got = ZSTD_compress2(cctx, buf.data(), buf.size(), value_bytes.data() + at, len);
-    if (ZSTD_isError(got)) {
-      ZSTD_freeCCtx(cctx);
-      return std::unexpected(TableError{TableError::Internal, std::string("zstd: ") + ZSTD_getErrorName(got)});
-    }
-    h.block_crc.push_back(crc32(buf.data(), got));
-    blocks.append(buf.data(), got);
-    h.block_offsets.push_back(blocks.size());
-  }
-  std::string subset_data;
-  if (subset) {
-    const std::string raw = encode_position_list(*subset);
-    std::vector<char> out(ZSTD_compressBound(raw.size()));
-    const std::size_t got = ZSTD_compress2(cctx, out.data(), out.size(), raw.data(), raw.size());
-    if (ZSTD_isError(got)) {
-      ZSTD_freeCCtx(cctx);
-      return std::unexpected(TableError{TableError::Internal, std::string("zstd: ") + ZSTD_getErrorName(got)});
-    }
-    subset_data.assign(out.data(), got);
-    h.subset_size = subset->size();
-    h.subset_bytes = got;
-    h.subset_crc = crc32(subset_data.data(), subset_data.size());
-  }
-  ZSTD_freeCCtx(cctx);
-
-  std::string head = encode_header(h);
-  put32(head, crc32(head.data(), head.size()));
 
   // Atomic write: temporary, write, fsync, close, rename, fsync the folder; every
   // result checked (a full disk may only show at fsync or close).
   const fs::path tmp = path.string() + ".tmp." + std::to_string(getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return std::unexpected(io_error(tmp, "cannot create"));
-  if (!write_all(fd, head) || !write_all(fd, blocks) || !write_all(fd, subset_data) || ::fsync(fd) != 0) {
-    auto err = io_error(tmp, "cannot write");
+  if (fd < 0) {
+    ZSTD_freeCCtx(cctx);
+    return std::unexpected(io_error(tmp, "cannot create"));
+  }
+  auto fail = [&](TableError err) -> std::expected<void, TableError> {
+    ZSTD_freeCCtx(cctx);
     ::close(fd);
     ::unlink(tmp.c_str());
-    return std::unexpected(err);
+    return std::unexpected(std::move(err));
+  };
+  auto zstd_fail = [&](std::size_t code) { return fail(TableError{TableError::Internal, std::string("zstd: ") + ZSTD_getErrorName(code)}); };
+  if (!write_all(fd, std::string(head_bytes, '\0'))) return fail(io_error(tmp, "cannot write"));
+  std::uint64_t written = 0;
+  for (std::size_t k = 0; k < blocks; ++k) {
+    const std::size_t at = k * block_bytes, len = std::min(block_bytes, value_bytes.size() - at);
+    const std::size_t got = ZSTD_compress2(cctx, buf.data(), buf.size(), value_bytes.data() + at, len);
+    if (ZSTD_isError(got)) return zstd_fail(got);
+    h.block_crc[k] = crc32(buf.data(), got);
+    if (!write_all(fd, std::string(buf.data(), got))) return fail(io_error(tmp, "cannot write"));
+    written += got;
+    h.block_offsets[k + 1] = written;
   }
+  if (subset) {
+    const std::string raw = encode_position_list(*subset);
+    std::vector<char> out(ZSTD_compressBound(raw.size()));
+    const std::size_t got = ZSTD_compress2(cctx, out.data(), out.size(), raw.data(), raw.size());
+    if (ZSTD_isError(got)) return zstd_fail(got);
+    h.subset_size = subset->size();
+    h.subset_bytes = got;
+    h.subset_crc = crc32(out.data(), got);
+    if (!write_all(fd, std::string(out.data(), got))) return fail(io_error(tmp, "cannot write"));
+  }
+  ZSTD_freeCCtx(cctx);
+  cctx = nullptr;
+  std::string head = encode_header(h);
+  put32(head, crc32(head.data(), head.size()));
+  if (head.size() != head_bytes) return fail(TableError{TableError::Internal, "table header size changed while writing"});
+  if (::lseek(fd, 0, SEEK_SET) != 0 || !write_all(fd, head) || ::fsync(fd) != 0) return fail(io_error(tmp, "cannot write"));
   if (::close(fd) != 0) {
     auto err = io_error(tmp, "cannot close");
     ::unlink(tmp.c_str());
