@@ -7,7 +7,8 @@
 #include <limits>
 #include <memory>
 #include <new>
-#include <stdexcept>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace mancala {
@@ -87,11 +88,6 @@ struct FreeDeleter {
   void operator()(void* p) const noexcept { std::free(p); }
 };
 
-struct OutOfMemory {};
-struct Stop {};
-struct Cancelled {};
-struct CheckFailed {};
-
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
 enum : std::uint8_t { kExpanded = 1, kAttr = 2, kDefender = 4, kQueued = 8, kSeen = 16 };
 // keys 16 + head 4 + chosen 4 + state 1 + 1.5 hash slots of 4 + about 2 parent links of 8
@@ -106,19 +102,23 @@ class SafetyGame {
     mask_ = slots - 1;
     // calloc: the pages of the slot array are touched only when used.
     slots_.reset(static_cast<std::uint32_t*>(std::calloc(slots, sizeof(std::uint32_t))));
-    if (!slots_) throw OutOfMemory{};
+    if (!slots_) fail(Error::OutOfMemory, "out of memory for the strategy proof's hash slots: lower --tt-mb");
     keys_.reserve(std::min<std::uint64_t>(cap_, 1u << 20));
     start_ = Clock::now();
   }
 
-  SafetyResult run(const Position& p, bool defender_is_mover) {
+  // Errors come back from the loop below through error_ (set once, then every step
+  // returns): no exceptions for control flow.
+  Result<SafetyResult> run(const Position& p, bool defender_is_mover) {
+    if (error_) return std::unexpected(*error_);
     Key k;
-    if (!codec_.encode(p, defender_is_mover, k)) throw std::invalid_argument("too many seeds");
+    if (!codec_.encode(p, defender_is_mover, k)) return std::unexpected(too_many_seeds());
     bool created = false;
     const std::uint32_t root = find_or_create(k, created);
+    if (root == kNone) return std::unexpected(*error_);
     if (defender_is_mover) state_[root] = kDefender;
     queue(root);
-    while (!(state_[root] & kAttr)) {
+    while (!(state_[root] & kAttr) && !error_) {
       if (!rechoose_.empty()) {
         const std::uint32_t u = rechoose_.back();
         rechoose_.pop_back();
@@ -141,9 +141,14 @@ class SafetyGame {
       }
       expand(u);
     }
+    if (error_) return std::unexpected(*error_);
     SafetyResult r;
     r.outcome = (state_[root] & kAttr) ? SafetyResult::Lost : SafetyResult::Safe;
-    if (r.outcome == SafetyResult::Safe) r.certificate = check_certificate(root);
+    if (r.outcome == SafetyResult::Safe) {
+      const auto certificate = check_certificate(root);
+      if (!certificate) return fail_with(Error::Internal, "internal error: the strategy proof's certificate did not check");
+      r.certificate = *certificate;
+    }
     r.positions = keys_.size();
     r.expanded = expanded_;
     r.rechosen = rechosen_;
@@ -155,6 +160,12 @@ class SafetyGame {
 
  private:
   double seconds() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
+  void fail(Error::Code code, std::string message) {
+    if (!error_) error_ = Error{code, std::move(message)};
+  }
+  static Error too_many_seeds() {
+    return Error{Error::BadPosition, "too many seeds for the strategy proof's 128-bit key"};
+  }
 
   std::uint32_t find(const Key& k) const {
     for (std::uint64_t h = hash(k) & mask_;; h = (h + 1) & mask_) {
@@ -174,7 +185,10 @@ class SafetyGame {
         return s - 1;
       }
     }
-    if (keys_.size() >= cap_ || bytes() > opt_.memory_bytes) throw OutOfMemory{};
+    if (keys_.size() >= cap_ || bytes() > opt_.memory_bytes) {
+      fail(Error::TableTooSmall, "the strategy proof outgrew its memory: raise --tt-mb");
+      return kNone;
+    }
     const auto id = static_cast<std::uint32_t>(keys_.size());
     keys_.push_back(k);
     head_.push_back(kNone);
@@ -239,7 +253,7 @@ class SafetyGame {
   }
 
   void expand(std::uint32_t u) {
-    tick();
+    if (!tick()) return;
     bool defender = false;
     const Position pos = codec_.decode(keys_[u], defender);
     v_->children(pos, kids_);
@@ -251,6 +265,7 @@ class SafetyGame {
     }
     for (const Child& c : kids_) {  // the attacker: every move
       const std::uint32_t id = child_id(c, false);
+      if (id == kNone) return;  // error_ is set
       link(id, u);
       if (state_[id] & kAttr) {
         enter_attr(u);
@@ -269,7 +284,10 @@ class SafetyGame {
     for (std::size_t i = 0; i < kids_.size(); ++i) {
       const Child& c = kids_[i];
       Key k;
-      if (!codec_.encode(c.next, c.same_side, k)) throw std::invalid_argument("too many seeds");
+      if (!codec_.encode(c.next, c.same_side, k)) {
+        error_ = too_many_seeds();
+        return;
+      }
       const std::uint32_t id = find(k);
       int score = 0;
       if (id != kNone) {
@@ -289,6 +307,7 @@ class SafetyGame {
       return;
     }
     const std::uint32_t id = child_id(kids_[static_cast<std::size_t>(best)], true);
+    if (id == kNone) return;  // error_ is set
     chosen_[u] = id;
     link(id, u);
     queue(id);
@@ -298,24 +317,33 @@ class SafetyGame {
   std::uint32_t child_id(const Child& c, bool defender_moves) {
     const bool defender_next = c.same_side ? defender_moves : !defender_moves;
     Key k;
-    if (!codec_.encode(c.next, defender_next, k)) throw std::invalid_argument("too many seeds");
+    if (!codec_.encode(c.next, defender_next, k)) {
+      if (!error_) error_ = too_many_seeds();
+      return kNone;
+    }
     bool created = false;
     const std::uint32_t id = find_or_create(k, created);
-    if (created) state_[id] = defender_next ? kDefender : 0;
+    if (created && id != kNone) state_[id] = defender_next ? kDefender : 0;
     return id;
   }
 
-  void tick() {
-    if ((expanded_ & 0xFFFFF) != 0) return;
-    if (opt_.cancel && opt_.cancel->load(std::memory_order_relaxed)) throw Cancelled{};
+  // False once the budget is spent (error_ set); polled every 2^20 expansions.
+  bool tick() {
+    if ((expanded_ & 0xFFFFF) != 0) return true;
+    if (auto stop = opt_.budget.stop_code()) {
+      if (*stop == Error::Cancelled) fail(Error::Cancelled, "strategy proof: cancelled");
+      else fail(Error::Limit, "the time limit stopped the strategy proof");
+      return false;
+    }
     const double s = seconds();
-    if (opt_.time_limit > 0 && s > opt_.time_limit) throw Stop{};
     if (opt_.progress) opt_.progress(SafetyProgress{keys_.size(), expanded_, pending_.size(), attractor_, rechosen_, s});
+    return true;
   }
 
   // Walks the certificate from the root with the rules: every position reached by the
   // strategy's moves and all attacker moves is expanded, outside A, and closed.
-  std::uint64_t check_certificate(std::uint32_t root) {
+  // The certificate's size, or nothing when it does not check (a bug).
+  std::optional<std::uint64_t> check_certificate(std::uint32_t root) {
     std::uint64_t n = 0;
     std::vector<std::uint32_t> stack = {root};
     std::vector<Child> kids;
@@ -325,7 +353,7 @@ class SafetyGame {
       if (state_[u] & kSeen) continue;
       state_[u] |= kSeen;
       ++n;
-      if ((state_[u] & kAttr) || !(state_[u] & kExpanded)) throw CheckFailed{};
+      if ((state_[u] & kAttr) || !(state_[u] & kExpanded)) return std::nullopt;
       bool defender = false;
       const Position pos = codec_.decode(keys_[u], defender);
       v_->children(pos, kids);
@@ -335,14 +363,14 @@ class SafetyGame {
           Key k;
           legal = legal || (codec_.encode(c.next, c.same_side, k) && find(k) == chosen_[u]);
         }
-        if (!legal) throw CheckFailed{};
+        if (!legal) return std::nullopt;
         stack.push_back(chosen_[u]);
       } else {
         for (const Child& c : kids) {
           Key k;
-          if (!codec_.encode(c.next, !c.same_side, k)) throw CheckFailed{};
+          if (!codec_.encode(c.next, !c.same_side, k)) return std::nullopt;
           const std::uint32_t id = find(k);
-          if (id == kNone) throw CheckFailed{};
+          if (id == kNone) return std::nullopt;
           stack.push_back(id);
         }
       }
@@ -361,6 +389,7 @@ class SafetyGame {
   std::vector<std::uint32_t> eparent_, enext_;
   std::vector<std::uint32_t> pending_, rechoose_, work_;
   std::vector<Child> kids_, probe_;
+  std::optional<Error> error_;
   std::uint64_t expanded_ = 0, rechosen_ = 0, attractor_ = 0, skipped_ = 0;
   Clock::time_point start_;
 };
@@ -378,19 +407,8 @@ std::expected<SafetyResult, SearchError> prove_safe(VariantPtr v, const Position
   try {
     SafetyGame game(v, std::move(options));
     return game.run(p, defender_is_mover);
-  } catch (const OutOfMemory&) {
-    return std::unexpected(SearchError{SearchError::TableTooSmall,
-                                       "the strategy proof outgrew its memory: raise --tt-mb"});
-  } catch (const std::bad_alloc&) {
-    return std::unexpected(SearchError{SearchError::TableTooSmall, "out of memory: lower --tt-mb"});
-  } catch (const Stop&) {
-    return std::unexpected(SearchError{SearchError::Limit, "the time limit stopped the strategy proof"});
-  } catch (const Cancelled&) {
-    return std::unexpected(SearchError{SearchError::Cancelled, "cancelled"});
-  } catch (const CheckFailed&) {
-    return std::unexpected(SearchError{SearchError::BadPosition, "internal error: the certificate did not check"});
-  } catch (const std::invalid_argument&) {
-    return std::unexpected(SearchError{SearchError::BadPosition, "too many seeds for the strategy proof's 128-bit key"});
+  } catch (const std::bad_alloc&) {  // the allocator's own exception (the graph's vectors)
+    return fail_with(Error::TableTooSmall, "out of memory: lower --tt-mb");
   }
 }
 

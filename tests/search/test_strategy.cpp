@@ -79,7 +79,7 @@ TEST(Strategy, ErrorsAndLimits) {
   // Cancelled.
   std::atomic<bool> cancel{true};
   SafetyOptions c = small_budget();
-  c.cancel = &cancel;
+  c.budget.cancel_on(&cancel);
   const auto x = prove_safe(v, v->start(1), true, c);
   ASSERT_FALSE(x);
   EXPECT_EQ(x.error().code, SearchError::Cancelled);

@@ -140,8 +140,7 @@ void print_safety(char side, const SafetyResult& s) {
 int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_limit, bool json, std::optional<Side> only) {
   SafetyOptions opt;
   opt.memory_bytes = static_cast<std::uint64_t>(std::max(tt_mb, 1)) << 20;
-  opt.time_limit = time_limit;
-  opt.cancel = &g_cancel;
+  opt.budget.deadline_in(time_limit).cancel_on(&g_cancel);
   Progress bar(stderr_is_terminal());
   opt.progress = [&](const SafetyProgress& s) {
     char buf[200];

@@ -75,13 +75,13 @@ struct SafetyProgress {
 
 struct SafetyOptions {
   std::uint64_t memory_bytes = 1ull << 30;
-  double time_limit = 0;  // seconds, 0 = none
+  Budget budget;  // cancel flag and deadline (error.h), polled about every million expansions
   std::function<void(const SafetyProgress&)> progress;  // about every million expansions
-  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Errors: BadPosition (malformed, not a win/loss game, too many seeds for the key),
-// TableTooSmall (memory_bytes reached), Limit (time_limit reached), Cancelled.
+// TableTooSmall (memory_bytes reached), Limit (the budget's deadline), Cancelled,
+// OutOfMemory, Internal (the certificate did not check: a bug).
 std::expected<SafetyResult, SearchError> prove_safe(VariantPtr v, const Position& p, bool defender_is_mover,
                                                    SafetyOptions options);
 
