@@ -121,7 +121,7 @@ std::expected<std::vector<std::uint8_t>, std::string> solve_class_distributed(co
   SolveOptions so;
   so.threads = opt.threads;
   so.method = opt.method;
-  so.cancel = opt.cancel;
+  so.budget.cancel_on(opt.cancel);
   so.progress = opt.progress;
   MpiTransport transport(comm, opt, stats);
   const auto t = clock_type::now();
@@ -129,7 +129,8 @@ std::expected<std::vector<std::uint8_t>, std::string> solve_class_distributed(co
   try {
     auto slice = core::solve_slice(v, index, solved, so, transport, nullptr);
     stats.seconds_solving += since(t) - (stats.seconds_exchanging - waited);
-    return slice;
+    if (!slice) return std::unexpected(slice.error().message);
+    return std::move(*slice);
   } catch (const std::exception& e) {
     return std::unexpected(std::string(e.what()));
   }

@@ -123,10 +123,10 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
   ClassLoopHooks hooks;
   hooks.writer = root;
   hooks.solve = [&](int number, const ClassIndex& index, const SolvedClasses& solved, const SolveOptions&,
-                    SolveStats&) -> std::expected<std::shared_ptr<ClassValues>, std::string> {
+                    SolveStats&) -> Result<std::shared_ptr<ClassValues>> {
     sopt.class_number = number;
     auto slice = solve_class_distributed(comm, v, index, solved, sopt, st);
-    if (!slice) return std::unexpected("class " + to_string(index.key(), v.pits()) + ": " + slice.error());
+    if (!slice) return fail_with(Error::Internal, "class " + to_string(index.key(), v.pits()) + ": " + slice.error());
     st.positions += root ? index.size() : 0;
     return gather_class(comm, v, index, *slice, sopt, st);
   };
@@ -142,14 +142,14 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
     return have ? loaded : nullptr;
   };
   hooks.finished = [&](int number, const fs::path& file, const ClassValues& cls, bool loaded,
-                       double seconds) -> std::expected<void, std::string> {
+                       double seconds) -> Result<void> {
     if (!root) return {};
     const auto tw = clock_type::now();
     ManifestClass entry;
     entry.number = number;
     entry.key = cls.index().key();
     entry.file = file.filename().string();
-    if (auto d = describe(entry, file, cls, loaded ? "loaded" : "solved"); !d) return std::unexpected(d.error());
+    if (auto d = describe(entry, file, cls, loaded ? "loaded" : "solved"); !d) return fail_with(Error::Io, d.error());
     if (!loaded) {
       const auto width = static_cast<std::uint64_t>(cls.width());
       for (int r = 0; r < K; ++r) {
@@ -158,7 +158,7 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
       }
     }
     manifest.done.push_back(entry);
-    if (auto w = write_manifest(manifest_file, manifest); !w) return std::unexpected(w.error());
+    if (auto w = write_manifest(manifest_file, manifest); !w) return fail_with(Error::Io, w.error());
     st.seconds_writing += since(tw);
     if (loaded) line(tag(number, entry.key) + ": loaded, " + std::to_string(cls.size()) + " positions");
     else
@@ -175,7 +175,7 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
   g.memory_bytes = opt.memory_bytes;
   SolvedClasses solved;
   auto done = generate_classes(v, keys, g, solved, reachable ? &reachable->classes : nullptr, hooks);
-  if (!done) return std::unexpected(done.error());
+  if (!done) return std::unexpected(done.error().message);
   rep.classes_solved = done->classes_solved;
   rep.classes_loaded = done->classes_loaded;
   rep.positions = done->positions;

@@ -17,7 +17,7 @@ std::expected<SmallTables, SearchError> make_small_tables(const Variant& v, cons
   opt.max_seeds = seeds;
   opt.out = dir;
   opt.threads = threads;
-  opt.cancel = cancel;
+  opt.budget.cancel_on(cancel);
   opt.max_positions = max_positions;
   // Every class up to the root's seeds, if they are few enough.
   std::uint64_t whole = 0;
@@ -26,7 +26,7 @@ std::expected<SmallTables, SearchError> make_small_tables(const Variant& v, cons
     if (whole > max_positions) break;
   }
   SmallTables out;
-  std::expected<GenerateReport, std::string> made;
+  Result<GenerateReport> made;
   if (whole <= max_positions) {
     out.how = "every class up to " + std::to_string(seeds) + " seeds";
     made = generate(v, opt);
@@ -35,8 +35,8 @@ std::expected<SmallTables, SearchError> make_small_tables(const Variant& v, cons
     made = generate_reachable(v, root, opt);
   }
   if (!made) {
-    if (cancel && cancel->load()) return std::unexpected(SearchError{SearchError::Cancelled, "cancelled"});
-    return std::unexpected(SearchError{SearchError::Limit, "no small tables: " + made.error()});
+    if (made.error().code == Error::Cancelled) return std::unexpected(made.error());
+    return fail_with(Error::Limit, "no small tables: " + made.error().message);
   }
   auto tb = Tablebase::open(dir);
   if (!tb) return std::unexpected(tb.error());

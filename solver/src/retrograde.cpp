@@ -7,18 +7,16 @@
 
 namespace mancala {
 
-std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Variant& v, const ClassIndex& index,
-                                                                     const SolvedClasses& solved,
-                                                                     const SolveOptions& options, SolveStats* stats) {
+Result<std::shared_ptr<ClassValues>> solve_class(const Variant& v, const ClassIndex& index, const SolvedClasses& solved,
+                                                 const SolveOptions& options, SolveStats* stats) {
   core::LocalTransport local;
   auto bytes = core::solve_slice(v, index, solved, options, local, stats);
   if (!bytes) return std::unexpected(bytes.error());
   return std::make_shared<ClassValues>(index, v.kind(), std::move(*bytes));  // no zeroed copy first
 }
 
-std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Variant& v, const ClassKey& key,
-                                                                     const SolvedClasses& solved,
-                                                                     const SolveOptions& options, SolveStats* stats) {
+Result<std::shared_ptr<ClassValues>> solve_class(const Variant& v, const ClassKey& key, const SolvedClasses& solved,
+                                                 const SolveOptions& options, SolveStats* stats) {
   return solve_class(v, ClassIndex(v, key), solved, options, stats);
 }
 

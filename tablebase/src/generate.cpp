@@ -23,15 +23,14 @@ std::expected<std::shared_ptr<ClassValues>, TableError> load_class(const fs::pat
   return std::make_shared<ClassValues>(**idx, v.kind(), std::move(*bytes));
 }
 
-std::expected<GenerateReport, std::string> generate_classes(const Variant& v, const std::vector<ClassKey>& keys,
-                                                            const GenerateOptions& opt, SolvedClasses& solved,
-                                                            const Subsets* subsets, const ClassLoopHooks& hooks) {
+Result<GenerateReport> generate_classes(const Variant& v, const std::vector<ClassKey>& keys, const GenerateOptions& opt,
+                                        SolvedClasses& solved, const Subsets* subsets, const ClassLoopHooks& hooks) {
   using clock = std::chrono::steady_clock;
   const auto t0 = clock::now();
   std::error_code ec;
   if (hooks.writer) {
     fs::create_directories(opt.out, ec);
-    if (ec) return std::unexpected(opt.out.string() + ": cannot create folder: " + ec.message());
+    if (ec) return fail_with(Error::Io, opt.out.string() + ": cannot create folder: " + ec.message());
     // Temporary files of a killed run are never complete: remove them.
     for (const auto& e : fs::directory_iterator(opt.out, ec))
       if (const std::string name = e.path().filename().string();
@@ -49,7 +48,7 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
   const int total = static_cast<int>(keys.size());
   for (int n = 0; n < total; ++n) {
     const ClassKey& key = keys[static_cast<std::size_t>(n)];
-    if (opt.cancel && opt.cancel->load()) return std::unexpected(std::string("cancelled"));
+    if (auto stop = opt.budget.check("generate")) return std::unexpected(*stop);
     const fs::path file = opt.out / table_file_name(v.name(), key);
     std::shared_ptr<const std::vector<Index>> subset;
     if (subsets)
@@ -64,7 +63,7 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
       return e;
     };
     const auto tc = clock::now();
-    if (auto f = store.fit(solved, solver_bytes(v, index.size(), opt.method)); !f) return std::unexpected(f.error());
+    if (auto f = store.fit(solved, solver_bytes(v, index.size(), opt.method)); !f) return fail_with(Error::TableTooSmall, f.error());
     std::shared_ptr<ClassValues> cls;
     if (hooks.writer && fs::exists(file, ec)) {
       auto loaded = load_class(file, v, key);
@@ -95,7 +94,7 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
     SolveOptions so;
     so.threads = opt.threads;
     so.method = opt.method;
-    so.cancel = opt.cancel;
+    so.budget = opt.budget;
     if (opt.on_event && hooks.writer)
       so.progress = [&](const SolveProgress& p) {
         GenerateEvent e = event(GenerateEvent::Progress);
@@ -108,7 +107,7 @@ std::expected<GenerateReport, std::string> generate_classes(const Variant& v, co
     std::uint64_t bytes = 0;
     if (hooks.writer) {
       if (auto w = write_table(file, v, key, (*values)->bytes(), (*values)->width(), opt.zstd_level, subset.get()); !w)
-        return std::unexpected(w.error().message);
+        return std::unexpected(w.error());
       bytes = fs::file_size(file, ec);
     }
     store.add(solved, *values);
@@ -138,8 +137,8 @@ std::string whole_tables_refusal(const Variant& v) {
                     "from a root instead: generate --from POSITION";
 }
 
-std::expected<GenerateReport, std::string> generate_reachable(const Variant& v, const Position& root,
-                                                              const GenerateOptions& opt, std::uint64_t* enumerated) {
+Result<GenerateReport> generate_reachable(const Variant& v, const Position& root, const GenerateOptions& opt,
+                                          std::uint64_t* enumerated) {
   std::function<void(const ReachableProgress&)> progress;
   if (opt.on_event)
     progress = [&](const ReachableProgress& p) {
@@ -149,15 +148,15 @@ std::expected<GenerateReport, std::string> generate_reachable(const Variant& v, 
       e.sweeps = p.round;
       opt.on_event(e);
     };
-  auto set = enumerate_reachable(v, root, opt.threads, progress, opt.max_positions);
-  if (!set) return std::unexpected(set.error().message);
+  auto set = enumerate_reachable(v, root, opt.threads, progress, opt.max_positions, opt.budget);
+  if (!set) return std::unexpected(set.error());
   if (enumerated) *enumerated = set->positions;
   SolvedClasses solved;
   return generate_classes(v, set->solving_order(v.pits(), opt.max_seeds), opt, solved, &set->classes);
 }
 
-std::expected<GenerateReport, std::string> generate(const Variant& v, const GenerateOptions& opt) {
-  if (!v.whole_tables()) return std::unexpected(whole_tables_refusal(v));
+Result<GenerateReport> generate(const Variant& v, const GenerateOptions& opt) {
+  if (!v.whole_tables()) return fail_with(Error::InvalidArgument, whole_tables_refusal(v));
   SolvedClasses solved;
   return generate_classes(v, v.solving_order(opt.max_seeds), opt, solved);
 }

@@ -50,7 +50,7 @@ const TableDirs& tables_for(const std::string& spec, int full, int part) {
   opt.out = d.full;
   opt.threads = 2;
   auto rep = generate(*v, opt);
-  EXPECT_TRUE(rep.has_value()) << (rep ? "" : rep.error());
+  EXPECT_TRUE(rep.has_value()) << (rep ? "" : rep.error().message);
   auto tb = Tablebase::open(d.full);
   for (const ClassKey& k : (*tb)->classes(v->name()))
     if (k.seeds <= part) fs::copy_file((*tb)->dir() / table_file_name(v->name(), k), d.part / table_file_name(v->name(), k));

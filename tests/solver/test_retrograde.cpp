@@ -28,7 +28,7 @@ SolvedClasses solve_all(const Variant& v, int max_seeds, int threads = 2) {
   opt.threads = threads;
   for (const ClassKey& k : v.solving_order(max_seeds)) {
     auto r = solve_class(v, k, solved, opt);
-    EXPECT_TRUE(r) << (r ? "" : r.error());
+    EXPECT_TRUE(r) << (r ? "" : r.error().message);
     if (r) solved.add(*r);
   }
   return solved;
@@ -122,7 +122,8 @@ TEST(Retrograde, MissingClassIsAnError) {
   SolvedClasses none;
   auto r = solve_class(*v, ClassKey{0, 5}, none);
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().find("not solved"), std::string::npos);
+  EXPECT_EQ(r.error().code, Error::MissingTable);
+  EXPECT_NE(r.error().message.find("not solved"), std::string::npos);
 }
 
 TEST(Retrograde, ChunksCoverTheRange) {
@@ -173,12 +174,22 @@ TEST(Retrograde, LevelsAndSweepsAgree) {
     return o;
   }());
   ASSERT_FALSE(cyc);
-  EXPECT_NE(cyc.error().find("in-class cycles"), std::string::npos);
+  EXPECT_NE(cyc.error().message.find("in-class cycles"), std::string::npos);
   auto r = solve_class(*variant("djenon-aboure"), ClassKey{0, 3}, SolvedClasses{}, [] {
     SolveOptions o;
     o.method = SolveOptions::Method::Levels;
     return o;
   }());
   ASSERT_FALSE(r);
-  EXPECT_NE(r.error().find("no un-moves"), std::string::npos);
+  EXPECT_NE(r.error().message.find("no un-moves"), std::string::npos);
+}
+
+// The budget: a raised cancel flag stops a class with Cancelled (a code, not a string).
+TEST(Retrograde, CancelledByTheBudget) {
+  std::atomic<bool> cancel{true};
+  SolveOptions o;
+  o.budget.cancel_on(&cancel);
+  auto r = solve_class(*variant("oware"), ClassKey{0, 6}, SolvedClasses{}, o);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, Error::Cancelled) << r.error().message;
 }

@@ -68,7 +68,7 @@ inline GenerateReport gen(const std::string& spec, int seeds, const fs::path& di
   opt.out = dir;
   opt.threads = 2;
   auto r = generate(*variant(spec), opt);
-  EXPECT_TRUE(r) << (r ? "" : r.error());
+  EXPECT_TRUE(r) << (r ? "" : r.error().message);
   return r ? *r : GenerateReport{};
 }
 

@@ -167,7 +167,7 @@ int run_generate(const GenerateArgs& g) {
   else if (g.method == "acyclic") opt.method = SolveOptions::Method::Acyclic;
   opt.max_positions = static_cast<std::uint64_t>(g.max_millions) * 1'000'000;
   if (g.memory_mb >= 0) opt.memory_bytes = static_cast<std::uint64_t>(g.memory_mb) << 20;
-  opt.cancel = &g_cancel;
+  opt.budget.cancel_on(&g_cancel);
   // One writer per folder: a second generate into it stops here.
   auto lock = FolderLock::acquire(opt.out);
   if (!lock) throw std::runtime_error(lock.error().message);
@@ -208,11 +208,11 @@ int run_generate(const GenerateArgs& g) {
   auto rep = root ? generate_reachable(*v, root->position, opt, &reachable) : generate(*v, opt);
   bar.finish();
   if (!rep) {
-    if (g_cancel.load()) {
+    if (rep.error().code == Error::Cancelled) {
       std::fprintf(stderr, "mancala-tb generate: interrupted; finished classes are kept, run the same command to resume\n");
       return 130;
     }
-    throw std::runtime_error(rep.error());
+    throw std::runtime_error(rep.error().message);
   }
   if (root) std::printf("reachable from %s: %llu positions\n", format_position(*v, root->position, root->side).c_str(),
                         static_cast<unsigned long long>(reachable));

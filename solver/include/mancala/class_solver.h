@@ -109,16 +109,16 @@ struct LocalTransport {
 enum class Method : std::uint8_t { Acyclic, Levels, Sweeps };
 
 // The method of a class (SolveOptions::Method::Auto asks the variant).
-inline std::expected<Method, std::string> pick_method(const Variant& v, SolveOptions::Method m, std::uint64_t ranks) {
+inline Result<Method> pick_method(const Variant& v, SolveOptions::Method m, std::uint64_t ranks) {
   switch (m) {
     case SolveOptions::Method::Sweeps: return Method::Sweeps;
     case SolveOptions::Method::Levels:
-      if (!v.has_unmoves()) return std::unexpected(v.name() + " has no un-moves: the level method cannot solve it (use sweeps)");
+      if (!v.has_unmoves()) return fail_with(Error::InvalidArgument, v.name() + " has no un-moves: the level method cannot solve it (use sweeps)");
       return Method::Levels;
     case SolveOptions::Method::Acyclic:
       if (!v.in_class_acyclic())
-        return std::unexpected(v.name() + " has in-class cycles: the acyclic method cannot solve it");
-      if (ranks > 1) return std::unexpected(std::string("the acyclic method runs on one rank (use levels)"));
+        return fail_with(Error::InvalidArgument, v.name() + " has in-class cycles: the acyclic method cannot solve it");
+      if (ranks > 1) return fail_with(Error::InvalidArgument, "the acyclic method runs on one rank (use levels)");
       return Method::Acyclic;
     case SolveOptions::Method::Auto: break;
   }
@@ -146,8 +146,8 @@ class ClassSolver {
         arena_(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic) {}
 
   // This rank's slice of the values, in the byte layout of ClassValues.
-  std::expected<Bytes, std::string> run(Method method, SolveStats* stats) {
-    std::expected<Bytes, std::string> out;
+  Result<Bytes> run(Method method, SolveStats* stats) {
+    Result<Bytes> out;
     switch (method) {
       case Method::Acyclic: out = acyclic(); break;
       case Method::Levels: out = levels(); break;
@@ -196,15 +196,15 @@ class ClassSolver {
   bool mine(Index i) const { return i >= begin_ && i < end_; }
   std::size_t owner(Index i) const { return static_cast<std::size_t>(owner_of(n_, ranks_, i)); }
 
-  void fail(std::string msg) {
+  void fail(std::string msg, Error::Code code = Error::Internal) {
     std::lock_guard lock(mu_);
-    if (!failed_.exchange(true)) error_ = std::move(msg);
+    if (!failed_.exchange(true)) error_ = Error{code, std::move(msg)};
   }
-  bool stopped() const { return failed_.load() || (opt_.cancel && opt_.cancel->load()); }
-  std::string stop_reason() const {
+  bool stopped() const { return failed_.load() || opt_.budget.stopped(); }
+  Error stop_reason() const {
     if (failed_.load()) return error_;
-    if (opt_.cancel && opt_.cancel->load()) return "cancelled";
-    return "stopped by another rank";
+    if (auto stop = opt_.budget.check("class " + to_string(index_.key(), rules_.pits()))) return *stop;
+    return Error{Error::Cancelled, "stopped by another rank (it failed or was cancelled)"};
   }
 
   // Where the value of an exit (a child outside the class, game not over) is in its
@@ -234,8 +234,9 @@ class ClassSolver {
     if (!at) {
       const std::string where = "class " + to_string(rules_.Rules::class_of(c.next), rules_.pits()) +
                                 " of a child of class " + to_string(index_.key(), rules_.pits());
-      fail(ctx.cache.error().empty() ? where + " is not solved or does not index it"
-                                     : where + " cannot be read: " + ctx.cache.error());
+      const bool missing = ctx.cache.error().empty();
+      fail(missing ? where + " is not solved or does not index it" : where + " cannot be read: " + ctx.cache.error(),
+           missing ? Error::MissingTable : Error::Io);
       return kNone;
     }
     const Value x = read_value(at, width);
@@ -356,7 +357,7 @@ class ClassSolver {
   // = 53,130 positions), which stays in cache. Exits that sow round the board share
   // them nearly as much. In index order the children would be scattered. (An index
   // with a subset or a filter need not hold u_r turned round: then u_r itself is visited.)
-  std::expected<Bytes, std::string> acyclic() {
+  Result<Bytes> acyclic() {
     val_.reserve(static_cast<std::size_t>(local_));
     want_huge_pages(val_.data(), val_.capacity());
     val_.assign(static_cast<std::size_t>(local_), kUnset);
@@ -698,7 +699,7 @@ class ClassSolver {
     S lo, hi;
   };
 
-  std::expected<Bytes, std::string> sweeps() {
+  Result<Bytes> sweeps() {
     const auto K = static_cast<std::size_t>(ranks_);
     bounds_.assign(static_cast<std::size_t>(local_), Bounds{static_cast<S>(-bound_), static_cast<S>(bound_)});
     open_.assign(static_cast<std::size_t>(local_ / 64 + 1), 0);
@@ -926,7 +927,7 @@ class ClassSolver {
     }
   };
 
-  std::expected<Bytes, std::string> levels() {
+  Result<Bytes> levels() {
     const auto K = static_cast<std::size_t>(ranks_);
     const auto L = static_cast<std::size_t>(local_);
     cells_.assign(L, Cell{0, 0});
@@ -1204,7 +1205,7 @@ class ClassSolver {
 
   std::mutex mu_, progress_mu_;
   std::atomic<bool> failed_{false};
-  std::string error_;
+  Error error_;
   Tally tally_;
   std::atomic<std::uint64_t> done_{0}, in_moves_{0}, exits_{0};
   int rounds_ = 0;
@@ -1234,12 +1235,11 @@ class ClassSolver {
 
 // Solves `index` with `transport`; this rank's slice of the values.
 template <class Transport>
-std::expected<std::vector<std::uint8_t>, std::string> solve_slice(const Variant& v, const ClassIndex& index,
-                                                                  const SolvedClasses& solved, const SolveOptions& opt,
-                                                                  Transport& transport, SolveStats* stats) {
+Result<std::vector<std::uint8_t>> solve_slice(const Variant& v, const ClassIndex& index, const SolvedClasses& solved,
+                                              const SolveOptions& opt, Transport& transport, SolveStats* stats) {
   const auto method = pick_method(v, opt.method, transport.ranks());
   if (!method) return std::unexpected(method.error());
-  return with_rules(v, [&](const auto& rules) -> std::expected<std::vector<std::uint8_t>, std::string> {
+  return with_rules(v, [&](const auto& rules) -> Result<std::vector<std::uint8_t>> {
     using R = std::decay_t<decltype(rules)>;
     if (v.kind() == GameKind::Score)
       return ClassSolver<R, std::int8_t, Transport>(rules, index, solved, opt, transport).run(*method, stats);

@@ -38,6 +38,7 @@
 #include <utility>
 #include <string>
 
+#include "mancala/error.h"
 #include "mancala/values.h"
 #include "mancala/variant.h"
 
@@ -61,7 +62,7 @@ struct SolveOptions {
   Method method = Method::Auto;
   int threads = 0;  // 0 = all cores
   std::function<void(const SolveProgress&)> progress;  // called from worker threads, serialised
-  const std::atomic<bool>* cancel = nullptr;
+  Budget budget;  // the cancel flag and deadline, polled per chunk of positions (no work limit)
 };
 
 struct SolveStats {
@@ -71,18 +72,15 @@ struct SolveStats {
   std::uint64_t exits = 0;
 };
 
-// Solves one class. Errors (a child in a class that is not solved, a cancelled run)
-// come back as a message.
-std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Variant& v, const ClassKey& key,
-                                                                     const SolvedClasses& solved,
-                                                                     const SolveOptions& options = {},
-                                                                     SolveStats* stats = nullptr);
+// Solves one class. Errors: MissingTable (a child in a class that is not solved),
+// InvalidArgument (a method that cannot solve this variant), Cancelled / Limit (the
+// budget), Internal.
+Result<std::shared_ptr<ClassValues>> solve_class(const Variant& v, const ClassKey& key, const SolvedClasses& solved,
+                                                 const SolveOptions& options = {}, SolveStats* stats = nullptr);
 
 // The same for a class given by its index (e.g. a reachable subset).
-std::expected<std::shared_ptr<ClassValues>, std::string> solve_class(const Variant& v, const ClassIndex& index,
-                                                                     const SolvedClasses& solved,
-                                                                     const SolveOptions& options = {},
-                                                                     SolveStats* stats = nullptr);
+Result<std::shared_ptr<ClassValues>> solve_class(const Variant& v, const ClassIndex& index, const SolvedClasses& solved,
+                                                 const SolveOptions& options = {}, SolveStats* stats = nullptr);
 
 // Value of a position from the solved classes, or nullopt when its class is not
 // there (or the position is not indexed, e.g. a first move).

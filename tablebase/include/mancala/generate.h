@@ -46,7 +46,7 @@ struct GenerateOptions {
   std::uint64_t memory_bytes = kDefaultMemoryBytes;
   static constexpr std::uint64_t kDefaultMemoryBytes = std::uint64_t{1} << 30;
   std::function<void(const GenerateEvent&)> on_event;  // the core never prints
-  const std::atomic<bool>* cancel = nullptr;
+  Budget budget;  // cancel flag and deadline, checked between classes and inside each class
 };
 
 struct GenerateReport {
@@ -70,15 +70,15 @@ struct ClassLoopHooks {
   bool writer = true;
   // Solves class number `number` (1-based) into the whole class on this process
   // (default: solve_class on this process's threads).
-  std::function<std::expected<std::shared_ptr<ClassValues>, std::string>(
-      int number, const ClassIndex&, const SolvedClasses&, const SolveOptions&, SolveStats&)>
+  std::function<Result<std::shared_ptr<ClassValues>>(int number, const ClassIndex&, const SolvedClasses&,
+                                                     const SolveOptions&, SolveStats&)>
       solve;
   // Makes the class the writer loaded from its file (null: none) known to every
   // process; returns it, or null when it is to be solved.
   std::function<std::shared_ptr<ClassValues>(std::shared_ptr<ClassValues> loaded, const ClassIndex&)> share;
   // After each class, loaded from its file or solved and written.
-  std::function<std::expected<void, std::string>(int number, const std::filesystem::path& file, const ClassValues&,
-                                                 bool loaded, double seconds)>
+  std::function<Result<void>(int number, const std::filesystem::path& file, const ClassValues&, bool loaded,
+                             double seconds)>
       finished;
 };
 
@@ -88,20 +88,19 @@ struct ClassLoopHooks {
 // loaded instead (resume). `solved` receives every class.
 // `subsets` (optional) gives reachable-set indexes by class.
 using Subsets = std::map<ClassKey, std::shared_ptr<const std::vector<Index>>>;
-std::expected<GenerateReport, std::string> generate_classes(const Variant& v, const std::vector<ClassKey>& keys,
-                                                            const GenerateOptions& opt, SolvedClasses& solved,
-                                                            const Subsets* subsets = nullptr,
-                                                            const ClassLoopHooks& hooks = {});
+// Errors: those of solve_class and write_table, Io (the folder), Cancelled / Limit.
+Result<GenerateReport> generate_classes(const Variant& v, const std::vector<ClassKey>& keys, const GenerateOptions& opt,
+                                        SolvedClasses& solved, const Subsets* subsets = nullptr,
+                                        const ClassLoopHooks& hooks = {});
 // All classes up to opt.max_seeds (refused when !v.whole_tables(): see whole_tables_refusal).
 std::string whole_tables_refusal(const Variant& v);
-std::expected<GenerateReport, std::string> generate(const Variant& v, const GenerateOptions& opt);
+Result<GenerateReport> generate(const Variant& v, const GenerateOptions& opt);
 
 // The positions reachable from `root` (every class, each indexed densely over its
 // reachable positions), solved and written for classes up to opt.max_seeds.
 // `enumerated` (optional) receives the size of the reachable set.
-std::expected<GenerateReport, std::string> generate_reachable(const Variant& v, const Position& root,
-                                                              const GenerateOptions& opt,
-                                                              std::uint64_t* enumerated = nullptr);
+Result<GenerateReport> generate_reachable(const Variant& v, const Position& root, const GenerateOptions& opt,
+                                          std::uint64_t* enumerated = nullptr);
 
 // Loads a class from its file into memory (checking checksums and header).
 std::expected<std::shared_ptr<ClassValues>, TableError> load_class(const std::filesystem::path& file, const Variant& v,
