@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -237,6 +238,20 @@ TEST(Cli, SolveReplaysThePrincipalVariation) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.out.find("\"value\":8,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"pv_margin\":8,"), std::string::npos) << r.out;
+}
+
+// Issue 16: small starts answer without --tables (solve makes the tables they need on
+// the spot and says so). Values as in results/start-positions.md; no timing asserted
+// (scripts/bench_small_starts.py measures every start up to 16 seeds).
+TEST(Cli, SmallStartsSolveWithoutTables) {
+  const std::pair<const char*, int> starts[] = {
+      {"oware --per-pit 1", 0}, {"cenne:4:4 --per-pit 1", 4}, {"djenon-aboure --per-pit 2", 8},
+      {"kalah:3:empty --per-pit 2", 4}};
+  for (const auto& [start, value] : starts) {
+    const Outcome r = run(std::string("solve ") + start + " --json --threads 1 --tt-mb 64");
+    ASSERT_EQ(r.code, 0) << start << ": " << r.err;
+    EXPECT_NE(r.out.find("\"value\":" + std::to_string(value) + ","), std::string::npos) << start << ": " << r.out;
+  }
 }
 
 TEST(Cli, SolveMaxPliesProvesWinLoss) {
