@@ -260,7 +260,7 @@ TEST(Generate, TinyMemoryBudgetGivesIdenticalFiles) {
       opt.threads = 2;
       opt.memory_bytes = budget;
       auto r = generate(*variant(spec), opt);
-      ASSERT_TRUE(r) << spec << ": " << r.error();
+      ASSERT_TRUE(r) << spec << ": " << r.error().message;
       if (budget == 0) {
         EXPECT_EQ(r->paged_classes, 0) << spec;
       } else {
@@ -291,7 +291,7 @@ TEST(Generate, TinyMemoryBudgetReachableSet) {
     opt.threads = 2;
     opt.memory_bytes = budget;
     auto r = generate_reachable(*root->variant, root->position, opt);
-    ASSERT_TRUE(r) << r.error();
+    ASSERT_TRUE(r) << r.error().message;
     if (budget) {
       EXPECT_GT(r->paged_classes, 0);
     }
