@@ -11,7 +11,7 @@
 // pages, outside the process's resident set).
 //
 // Why not the table files' own zstd blocks: measured on Kalah(6) up to 16 seeds
-// with one thread (results/session6-memory.md), reading the lower classes through a
+// with one thread (results/tables.md, "bounded memory"), reading the lower classes through a
 // 4 MiB cache of decompressed 64 Ki-position blocks took 205 s against 14 s with
 // every class whole: the exits of consecutive positions are not local enough, and a
 // miss costs a file open and a 64 KiB decompression (~130 us); a page costs one
