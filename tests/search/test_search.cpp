@@ -289,7 +289,9 @@ TEST(Search, KalahBoundsHoldInTheTables) {
         const int val = (*cls)->get(i);
         ASSERT_EQ((val - k.seeds) % 2, 0) << format_position(*v, p, Side::South);
         if (p.seeds_in(0, 4) == 0 || p.seeds_in(4, 8) == 0) continue;
-        if (empty) ASSERT_GE(val, 2 - k.seeds) << format_position(*v, p, Side::South);
+        if (empty) {
+          ASSERT_GE(val, 2 - k.seeds) << format_position(*v, p, Side::South);
+        }
         at_floor += val == 2 - k.seeds;
         ++checked;
       }
