@@ -168,18 +168,15 @@ TEST(Retrograde, LevelsAndSweepsAgree) {
   // The capabilities are the variant's answers, and a method it lacks is refused.
   EXPECT_TRUE(variant("kalah:6:empty")->in_class_acyclic());
   EXPECT_FALSE(variant("oware")->in_class_acyclic());
-  auto cyc = solve_class(*variant("oware"), ClassKey{0, 3}, SolvedClasses{}, [] {
+  auto with_method = [](SolveOptions::Method m) {
     SolveOptions o;
-    o.method = SolveOptions::Method::Acyclic;
+    o.method = m;
     return o;
-  }());
+  };
+  auto cyc = solve_class(*variant("oware"), ClassKey{0, 3}, SolvedClasses{}, with_method(SolveOptions::Method::Acyclic));
   ASSERT_FALSE(cyc);
   EXPECT_NE(cyc.error().message.find("in-class cycles"), std::string::npos);
-  auto r = solve_class(*variant("djenon-aboure"), ClassKey{0, 3}, SolvedClasses{}, [] {
-    SolveOptions o;
-    o.method = SolveOptions::Method::Levels;
-    return o;
-  }());
+  auto r = solve_class(*variant("djenon-aboure"), ClassKey{0, 3}, SolvedClasses{}, with_method(SolveOptions::Method::Levels));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("no un-moves"), std::string::npos);
 }
