@@ -701,6 +701,8 @@ class ClassSolver {
 
   Result<Bytes> sweeps() {
     const auto K = static_cast<std::size_t>(ranks_);
+    bounds_.reserve(static_cast<std::size_t>(local_));  // read at random: 2 MiB pages
+    want_huge_pages(bounds_.data(), bounds_.capacity() * sizeof(Bounds));
     bounds_.assign(static_cast<std::size_t>(local_), Bounds{static_cast<S>(-bound_), static_cast<S>(bound_)});
     open_.assign(static_cast<std::size_t>(local_ / 64 + 1), 0);
     const Index words = open_.size();
@@ -930,6 +932,8 @@ class ClassSolver {
   Result<Bytes> levels() {
     const auto K = static_cast<std::size_t>(ranks_);
     const auto L = static_cast<std::size_t>(local_);
+    cells_.reserve(L);  // parents are told at random: 2 MiB pages (one TLB entry each)
+    want_huge_pages(cells_.data(), cells_.capacity() * sizeof(Cell));
     cells_.assign(L, Cell{0, 0});
     later_.assign(L / 64 + 1, 0);
     frontier_.assign(L / 64 + 1, 0);
