@@ -11,7 +11,10 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <algorithm>
+#include <atomic>
 #include <map>
+#include <thread>
 
 #include "mancala/version.h"
 
@@ -253,7 +256,7 @@ bool write_all(int fd, const std::string& s) {
 
 std::expected<void, TableError> write_table(const fs::path& path, const Variant& v, const ClassKey& key,
                                             const std::vector<std::uint8_t>& value_bytes, int value_width,
-                                            int zstd_level, const std::vector<Index>* subset) {
+                                            int zstd_level, const std::vector<Index>* subset, int threads) {
   TableHeader h;
   h.variant = v.name();
   h.kind = static_cast<std::uint32_t>(v.kind());
@@ -278,22 +281,42 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
   h.block_offsets.assign(blocks + 1, 0);
   h.block_crc.assign(blocks, 0);
   const std::size_t head_bytes = encode_header(h).size() + 4;  // + its CRC
-  ZSTD_CCtx* cctx = ZSTD_createCCtx();
-  if (!cctx) return std::unexpected(TableError{TableError::Internal, "zstd: out of memory"});
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, zstd_level);
-  ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
-  std::vector<char> buf(ZSTD_compressBound(block_bytes));
+  // One compression context per thread; the blocks are compressed a window at a time
+  // (kWindow per thread, each thread taking the next block of the window), then
+  // written in order: the same bytes as one thread, the compressed window only in
+  // memory (2 threads: 16 blocks, 2 MiB).
+  const std::size_t T = static_cast<std::size_t>(std::max(threads, 1));
+  constexpr std::size_t kWindow = 8;
+  std::vector<ZSTD_CCtx*> cctxs(T, nullptr);
+  auto free_contexts = [&] {
+    for (ZSTD_CCtx*& c : cctxs) ZSTD_freeCCtx(c);  // null is fine
+    cctxs.assign(T, nullptr);
+  };
+  for (ZSTD_CCtx*& c : cctxs) {
+    c = ZSTD_createCCtx();
+    if (!c) {
+      free_contexts();
+      return std::unexpected(TableError{TableError::Internal, "zstd: out of memory"});
+    }
+    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, zstd_level);
+    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+  }
+  ZSTD_CCtx* cctx = cctxs[0];
+  const std::size_t window = T == 1 ? 1 : kWindow * T;
+  std::vector<std::vector<char>> buf(std::min(window, std::max<std::size_t>(blocks, 1)),
+                                     std::vector<char>(ZSTD_compressBound(block_bytes)));
+  std::vector<std::size_t> got(buf.size());
 
   // Atomic write: temporary, write, fsync, close, rename, fsync the folder; every
   // result checked (a full disk may only show at fsync or close).
   const fs::path tmp = path.string() + ".tmp." + std::to_string(getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    ZSTD_freeCCtx(cctx);
+    free_contexts();
     return std::unexpected(io_error(tmp, "cannot create"));
   }
   auto fail = [&](TableError err) -> std::expected<void, TableError> {
-    ZSTD_freeCCtx(cctx);
+    free_contexts();
     ::close(fd);
     ::unlink(tmp.c_str());
     return std::unexpected(std::move(err));
@@ -301,26 +324,40 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
   auto zstd_fail = [&](std::size_t code) { return fail(TableError{TableError::Internal, std::string("zstd: ") + ZSTD_getErrorName(code)}); };
   if (!write_all(fd, std::string(head_bytes, '\0'))) return fail(io_error(tmp, "cannot write"));
   std::uint64_t written = 0;
-  for (std::size_t k = 0; k < blocks; ++k) {
-    const std::size_t at = k * block_bytes, len = std::min(block_bytes, value_bytes.size() - at);
-    const std::size_t got = ZSTD_compress2(cctx, buf.data(), buf.size(), value_bytes.data() + at, len);
-    if (ZSTD_isError(got)) return zstd_fail(got);
-    h.block_crc[k] = crc32(buf.data(), got);
-    if (!write_all(fd, std::string(buf.data(), got))) return fail(io_error(tmp, "cannot write"));
-    written += got;
-    h.block_offsets[k + 1] = written;
+  for (std::size_t w0 = 0; w0 < blocks; w0 += window) {
+    const std::size_t w1 = std::min(blocks, w0 + window);
+    std::atomic<std::size_t> next{w0};
+    auto compress = [&](ZSTD_CCtx* c) {
+      for (std::size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < w1;) {
+        const std::size_t at = k * block_bytes, len = std::min(block_bytes, value_bytes.size() - at);
+        std::vector<char>& out = buf[k - w0];
+        got[k - w0] = ZSTD_compress2(c, out.data(), out.size(), value_bytes.data() + at, len);
+        if (!ZSTD_isError(got[k - w0])) h.block_crc[k] = crc32(out.data(), got[k - w0]);
+      }
+    };
+    {
+      std::vector<std::jthread> helpers;
+      for (std::size_t t = 1; t < std::min(T, w1 - w0); ++t) helpers.emplace_back(compress, cctxs[t]);
+      compress(cctx);
+    }  // joined
+    for (std::size_t k = w0; k < w1; ++k) {
+      if (ZSTD_isError(got[k - w0])) return zstd_fail(got[k - w0]);
+      if (!write_all(fd, std::string(buf[k - w0].data(), got[k - w0]))) return fail(io_error(tmp, "cannot write"));
+      written += got[k - w0];
+      h.block_offsets[k + 1] = written;
+    }
   }
   if (subset) {
     const std::string raw = encode_position_list(*subset);
     std::vector<char> out(ZSTD_compressBound(raw.size()));
-    const std::size_t got = ZSTD_compress2(cctx, out.data(), out.size(), raw.data(), raw.size());
-    if (ZSTD_isError(got)) return zstd_fail(got);
+    const std::size_t got_list = ZSTD_compress2(cctx, out.data(), out.size(), raw.data(), raw.size());
+    if (ZSTD_isError(got_list)) return zstd_fail(got_list);
     h.subset_size = subset->size();
-    h.subset_bytes = got;
-    h.subset_crc = crc32(out.data(), got);
-    if (!write_all(fd, std::string(out.data(), got))) return fail(io_error(tmp, "cannot write"));
+    h.subset_bytes = got_list;
+    h.subset_crc = crc32(out.data(), got_list);
+    if (!write_all(fd, std::string(out.data(), got_list))) return fail(io_error(tmp, "cannot write"));
   }
-  ZSTD_freeCCtx(cctx);
+  free_contexts();
   cctx = nullptr;
   std::string head = encode_header(h);
   put32(head, crc32(head.data(), head.size()));

@@ -1,6 +1,8 @@
 #include "mancala/generate.h"
 
+#include <algorithm>
 #include <chrono>
+#include <thread>
 
 #include "mancala/lower_store.h"
 #include "mancala/reachable.h"
@@ -9,6 +11,12 @@
 namespace mancala {
 
 namespace fs = std::filesystem;
+
+namespace {
+// Threads that compress a table's blocks: those of the solver (0: every core), so
+// that no core idles while a class is written.
+int writer_threads(int threads) { return threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency())); }
+}  // namespace
 
 std::expected<std::shared_ptr<ClassValues>, TableError> load_class(const fs::path& file, const Variant& v,
                                                                    const ClassKey& key) {
@@ -106,7 +114,8 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     if (!values) return std::unexpected(values.error());
     std::uint64_t bytes = 0;
     if (hooks.writer) {
-      if (auto w = write_table(file, v, key, (*values)->bytes(), (*values)->width(), opt.zstd_level, subset.get()); !w)
+      if (auto w = write_table(file, v, key, (*values)->bytes(), (*values)->width(), opt.zstd_level, subset.get(),
+                                writer_threads(opt.threads)); !w)
         return std::unexpected(w.error());
       bytes = fs::file_size(file, ec);
     }

@@ -133,10 +133,12 @@ std::expected<std::vector<Index>, std::string> decode_position_list(const unsign
 
 // Writes a table atomically: a temporary file in the same folder, written, synced
 // and closed (each result checked), renamed over `path`, folder synced. A killed
-// writer leaves no file named `path`.
+// writer leaves no file named `path`. The blocks are compressed by up to `threads`
+// threads (the file's bytes do not depend on it).
 std::expected<void, TableError> write_table(const std::filesystem::path& path, const Variant& v, const ClassKey& key,
                                             const std::vector<std::uint8_t>& value_bytes, int value_width,
-                                            int zstd_level = 9, const std::vector<Index>* subset = nullptr);
+                                            int zstd_level = 9, const std::vector<Index>* subset = nullptr,
+                                            int threads = 1);
 
 // A table file open for reading. Thread-safe: blocks are decompressed on demand into
 // a small cache under a mutex.
