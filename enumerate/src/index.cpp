@@ -1,5 +1,6 @@
 #include "mancala/index.h"
 
+#include <algorithm>
 #include <cassert>
 #include <map>
 #include <mutex>
@@ -27,7 +28,18 @@ DistributionIndex::DistributionIndex(int pits, int max_seeds, IndexFilter filter
         table_[(((static_cast<std::size_t>(j) * M + static_cast<std::size_t>(m)) * (M + 1)) + static_cast<std::size_t>(m + 1)) * 2 + static_cast<std::size_t>(z)] = total;
         C(j, m, z) = total;
       }
-  if (!filter.active()) {
+  if (filter.active()) {  // B(j, m) padded with zeros below m = 0, and c_j (index.h)
+    shift_ = max_seeds + pits;
+    stride_ = shift_ + max_seeds + 1;
+    padded_.assign(static_cast<std::size_t>(pits + 1) * static_cast<std::size_t>(stride_), 0);
+    auto B = [&](int j, int m) -> Index& { return padded_[static_cast<std::size_t>(j) * static_cast<std::size_t>(stride_) + static_cast<std::size_t>(shift_ + m)]; };
+    B(pits, 0) = 1;
+    for (int j = pits - 1; j >= 0; --j)
+      for (int m = 0; m <= max_seeds; ++m) B(j, m) = (m > 0 ? B(j, m - 1) : 0) + B(j + 1, m);
+    const int a = std::min(filter.zero_from, pits), b = std::min(filter.zero_to, pits);
+    set_aside_.resize(static_cast<std::size_t>(pits));
+    for (int j = 0; j < pits; ++j) set_aside_[static_cast<std::size_t>(j)] = std::max(0, b - std::max(a, j + 1));
+  } else {
     ways_.resize(static_cast<std::size_t>(pits + 1) * M);
     for (int j = 0; j <= pits; ++j)
       for (int m = 0; m <= max_seeds; ++m) ways_[static_cast<std::size_t>(j) * M + static_cast<std::size_t>(m)] = C(j, m, 0);

@@ -138,6 +138,17 @@ TEST(Index, OwareReachableCount) {
   for (int n = 0; n <= 8; ++n) check_exhaustively(d, n);
 }
 
+// The filtered rank is the unfiltered rank less the filtered-out distributions before
+// it (index.h): every filter [a, b) of up to 6 pits, including ones past the last pit.
+TEST(Index, EveryFilterInLexicographicOrder) {
+  for (int pits = 1; pits <= 6; ++pits)
+    for (int a = 0; a <= pits; ++a)
+      for (int b = a + 1; b <= pits + 1; ++b) {
+        const DistributionIndex d(pits, 7, IndexFilter{a, b});
+        for (int n = 0; n <= 7; ++n) check_exhaustively(d, n);
+      }
+}
+
 TEST(Index, ClassIndexRoundTrips) {
   for (const char* spec : {"djenon-aboure", "oware", "kalah:3:empty", "kalah:6:standard"}) {
     const VariantPtr v = *make_variant(spec);

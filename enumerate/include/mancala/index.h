@@ -25,6 +25,22 @@
 //   (0,0,2)=0 (0,2,0)=1 (1,0,1)=2 (1,1,0)=3 (2,0,0)=4.
 // rank(1,1,0) = T[0][2][1][0] = C(1,2,0) = 2 (the two allowed with x0 = 0),
 //             + T[1][1][1][0] = C(2,1,1) = 1 (x1 = 0 meets the filter): 3.
+//
+// With a filter, rank() does not read T (P x N^2 entries, 88 KiB for Oware at 20
+// seeds: out of L1): the rank among the allowed distributions is the unfiltered rank
+// U(x) minus F(x), the number of filtered-out distributions y < x (those with every
+// pit of [a, b) non-empty). Both come from one table of binomials in L1,
+// B(j, m) = binom(m+P-1-j, P-1-j) (0 for m < 0), the ways to put m seeds into pits
+// j..P-1. A y < x first differs at some pit j: y_j = v < x_j after x's prefix, which
+// must leave every pit k of [a, b) before j non-empty. The pits of [a, b) after j
+// must be non-empty too: c_j = b - max(a, j+1) of them, one seed each set aside, so
+// the completions number B(j+1, m_j - v - c_j); summed over v < x_j (hockey stick)
+//   F_j = B(j, m_j - c_j) - B(j, m_j - c_j - x_j),
+// less the term of v = 0, B(j+1, m_j - c_j), when j is in [a, b) (y_j may not be 0
+// there) and x_j > 0; once x_j = 0 for a j in [a, b) no later pit adds anything.
+// Example above (a = 1, b = 3): x = (1,1,0), U = 4; j = 0: c = 2, F_0 = B(0,0) -
+// B(0,-1) = 1 (y = (0,1,1)); j = 1: c = 1, F_1 = B(1,0) - B(1,-1) - B(2,0) = 0;
+// rank = 4 - 1 = 3.
 #pragma once
 
 #include <algorithm>
@@ -69,6 +85,11 @@ class DistributionIndex {
   //   rank(x) = sum_{j < P-1} B(j, m_j) - B(j, m_{j+1}):
   // two look-ups per pit in a table of (P+1) x (N+1) entries that stays in L1.
   std::vector<Index> ways_;    // B(j, m) at j * (max_seeds + 1) + m (no filter only)
+  // With a filter: B(j, m) for m in [-shift_, max_seeds] at j * stride_ + shift_ + m
+  // (zeros below m = 0), and c_j per pit.
+  std::vector<Index> padded_;
+  std::vector<int> set_aside_;
+  int shift_ = 0, stride_ = 0;
   std::vector<Index> counts_;  // C(j, m, z), j in [0, P]
   std::vector<Index> table_;   // T(j, m, v, z), v in [0, m+1]
 };
@@ -199,11 +220,36 @@ inline Index DistributionIndex::rank(const Seeds* x, int n) const {
     }
     return r;
   }
-  int m = n, z = 0;
-  for (int j = 0; j < pits_ - 1; ++j) {
-    r += t(j, m, x[j], z);
-    z = next_z(j, x[j], z);
-    m -= x[j];
+  // U(x) - F(x) (see the top of this file); b[j * stride_ + m] = B(j, m).
+  const Index* b = padded_.data() + shift_;
+  const int a = std::min(filter_.zero_from, pits_ - 1), e = std::min(filter_.zero_to, pits_ - 1);
+  const std::size_t S = static_cast<std::size_t>(stride_);
+  int m = n, j = 0;
+  for (; j < a; ++j, b += S) {  // before the filtered pits: c_j = b - a
+    const int rest = m - x[j], mc = m - set_aside_[static_cast<std::size_t>(j)];
+    r += b[m] - b[rest] - b[mc] + b[mc - x[j]];
+    m = rest;
+  }
+  for (; j < e; ++j, b += S) {  // in the filtered pits, while every one so far is non-empty
+    const int rest = m - x[j];
+    r += b[m] - b[rest];
+    if (x[j] == 0) {
+      m = rest;
+      for (++j, b += S; j < pits_ - 1; ++j, b += S) {
+        const int rest2 = m - x[j];
+        r += b[m] - b[rest2];
+        m = rest2;
+      }
+      return r;
+    }
+    const int mc = m - set_aside_[static_cast<std::size_t>(j)];
+    r -= b[mc] - b[mc - x[j]] - b[S + static_cast<std::size_t>(mc)];
+    m = rest;
+  }
+  for (; j < pits_ - 1; ++j, b += S) {  // after them (the prefix kept them non-empty)
+    const int rest = m - x[j], mc = m - set_aside_[static_cast<std::size_t>(j)];
+    r += b[m] - b[rest] - b[mc] + b[mc - x[j]];
+    m = rest;
   }
   return r;
 }
