@@ -22,6 +22,8 @@ LITERATURE = {
     ("kalah:6:empty", "4"): ("+10", "Irving, Donkers & Uiterwijk 2000; Rawlings 2015"),
     ("kalah:6:empty", "5"): ("+12", "Irving, Donkers & Uiterwijk 2000; Rawlings 2015"),
     ("kalah:6:empty", "6"): ("+2", "Rawlings 2015"),
+    ("kalah:6:standard", "4"): ("+8", "Rawlings 2015"),
+    ("kalah:6:standard", "5"): ("+10", "Rawlings 2015"),
 }
 
 
@@ -77,7 +79,7 @@ def render(best):
         out.append(f"| {v} | {n} | {signed(r['value']) or '-'} | {r['moves'] or '-'} | {r['pv_end'] or '-'} | "
                    f"{float(r['seconds']):.2f} | {r['nodes'] or '-'} | {status} |")
     out.append("")
-    out.append("Literature: " + "; ".join(f"Kalah({v.split(':')[1]},{n}) {val} ({src})"
+    out.append("Literature: " + "; ".join(f"Kalah({v.split(':')[1]},{n}) {v.split(':')[2]} {val} ({src})"
                                          for (v, n), (val, src) in sorted(LITERATURE.items())) + ".")
     return "\n".join(out)
 
