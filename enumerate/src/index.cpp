@@ -39,10 +39,12 @@ DistributionIndex::DistributionIndex(int pits, int max_seeds, IndexFilter filter
     const int a = std::min(filter.zero_from, pits), b = std::min(filter.zero_to, pits);
     set_aside_.resize(static_cast<std::size_t>(pits));
     for (int j = 0; j < pits; ++j) set_aside_[static_cast<std::size_t>(j)] = std::max(0, b - std::max(a, j + 1));
-  } else {
-    ways_.resize(static_cast<std::size_t>(pits + 1) * M);
-    for (int j = 0; j <= pits; ++j)
-      for (int m = 0; m <= max_seeds; ++m) ways_[static_cast<std::size_t>(j) * M + static_cast<std::size_t>(m)] = C(j, m, 0);
+  } else {  // E(j, s) = [j < P-1] B(j, s) - [j > 0] B(j-1, s), B(j, s) = C(j, s, 0)
+    steps_.assign(static_cast<std::size_t>(pits) * M, 0);
+    for (int j = 0; j < pits; ++j)
+      for (int m = 0; m <= max_seeds; ++m)
+        steps_[static_cast<std::size_t>(j) * M + static_cast<std::size_t>(m)] =
+            (j < pits - 1 ? C(j, m, 0) : 0) - (j > 0 ? C(j - 1, m, 0) : 0);
   }
 }
 

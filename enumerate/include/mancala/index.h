@@ -71,6 +71,13 @@ class DistributionIndex {
   void unrank(Index r, int n, Seeds* x) const;
   bool allowed(const Seeds* x) const;
 
+  // Without a filter, the rank telescoped into one look-up per pit (below): row j of
+  // E(j, s), s in [0, max_seeds], at steps() + j * (max_seeds() + 1); null with a
+  // filter. Every unfiltered index over the same number of pits has the same E(j, s)
+  // for the seeds it covers (class_solver.h's compact kernel ranks the children in
+  // the lower classes with the table of the class being solved).
+  const Index* steps() const { return steps_.empty() ? nullptr : steps_.data(); }
+
  private:
   Index c(int j, int m, int z) const { return counts_[((static_cast<std::size_t>(j) * (max_seeds_ + 1)) + static_cast<std::size_t>(m)) * 2 + static_cast<std::size_t>(z)]; }
   Index t(int j, int m, int v, int z) const {
@@ -81,10 +88,17 @@ class DistributionIndex {
   int pits_, max_seeds_;
   IndexFilter filter_;
   // Without a filter, T[j][m][v] = B(j, m) - B(j, m - v) with B(j, m) = C(j, m, 0) =
-  // binom(m+P-1-j, P-1-j) (the hockey-stick identity), so
-  //   rank(x) = sum_{j < P-1} B(j, m_j) - B(j, m_{j+1}):
-  // two look-ups per pit in a table of (P+1) x (N+1) entries that stays in L1.
-  std::vector<Index> ways_;    // B(j, m) at j * (max_seeds + 1) + m (no filter only)
+  // binom(m+P-1-j, P-1-j) (the hockey-stick identity), so with s_j = x_j + ... +
+  // x_{P-1} the seeds in pits j.. (s_0 = n)
+  //   rank(x) = sum_{j < P-1} B(j, s_j) - B(j, s_{j+1}),
+  // which telescopes into one look-up per pit (modulo 2^64):
+  //   rank(x) = sum_{j < P} E(j, s_j),   E(j, s) = [j < P-1] B(j, s) - [j > 0] B(j-1, s).
+  // Worked example (P = 4, n = 3): B(0,s) = binom(s+3,3), B(1,s) = binom(s+2,2),
+  // B(2,s) = s+1; x = (0,1,0,2), s = (3,3,2,2): E(0,3) + E(1,3) + E(2,2) + E(3,2) =
+  // 20 + (10 - 20) + (3 - 6) + (0 - 3) = 4, the fifth distribution of 3 seeds over 4
+  // pits in lexicographic order: (0,0,0,3) (0,0,1,2) (0,0,2,1) (0,0,3,0) (0,1,0,2).
+  // The table has P x (N+1) entries and stays in L1.
+  std::vector<Index> steps_;   // E(j, s) at j * (max_seeds + 1) + s (no filter only)
   // With a filter: B(j, m) for m in [-shift_, max_seeds] at j * stride_ + shift_ + m
   // (zeros below m = 0), and c_j per pit.
   std::vector<Index> padded_;
@@ -117,6 +131,7 @@ class ClassIndex {
   // Every pit live, one orientation, no filter, no subset: the rank is the plain
   // distribution rank of the pits (solvers may compute it on compact pit arrays).
   bool plain_distribution() const { return plain_ && !subset_ && !dist_->filter().active(); }
+  const DistributionIndex& distribution() const { return *dist_; }
 
   // Precondition: class_of(p) == key() and allowed(p).
   Index rank(const Position& p) const {
@@ -209,14 +224,13 @@ class ClassIndex {
 
 inline Index DistributionIndex::rank(const Seeds* x, int n) const {
   Index r = 0;
-  if (!ways_.empty()) {
-    const Index* b = ways_.data();
+  if (!steps_.empty()) {
+    const Index* e = steps_.data();
     const std::size_t M = static_cast<std::size_t>(max_seeds_) + 1;
-    int m = n;
-    for (int j = 0; j < pits_ - 1; ++j, b += M) {
-      const int rest = m - x[j];
-      r += b[m] - b[rest];
-      m = rest;
+    int s = n;
+    for (int j = 0; j < pits_; ++j, e += M) {
+      r += e[s];
+      s -= x[j];
     }
     return r;
   }

@@ -470,15 +470,14 @@ class ClassSolver {
   //  * a child's class is the parent's n seeds less the move's gain (seeds sown into
   //    the store or captured): gain 0 stays in the class; otherwise the values of
   //    class n - gain are a plain byte array, lower_[n - gain];
-  //  * ranks on compact boards, one look-up per pit: with B(j, s) = binom(s + P-1-j,
-  //    P-1-j) and s_j = x_j + ... + x_{P-1} the seeds in pits j.. (s_0 = n), the rank
-  //    of index.h, sum_{j < P-1} B(j, s_j) - B(j, s_{j+1}), telescopes into
-  //      rank(x) = sum_{j < P} E(j, s_j),   E(0, s) = B(0, s),
-  //      E(j, s) = B(j, s) - B(j-1, s) (0 < j < P-1),   E(P-1, s) = -B(P-2, s)
-  //    (modulo 2^64). An in-class child (N, S') is the parent (S, N) turned round
-  //    with only the mover's side changed: its rank is prefix(N) + tail(S'), where
-  //    prefix sums the pits j < m (the parent's N: once per parent, for all its
-  //    in-class children) and tail the pits m..P-1, from s_m = |S'| = |S|.
+  //  * ranks on compact boards, one look-up per pit: the telescoped rank of index.h
+  //    (DistributionIndex::steps), rank(x) = sum_{j < P} E(j, s_j) with s_j = x_j +
+  //    ... + x_{P-1} (s_0 = n); E does not depend on the class, so the table of the
+  //    class being solved ranks the children in the lower classes too. An in-class
+  //    child (N, S') is the parent (S, N) turned round with only the mover's side
+  //    changed: its rank is prefix(N) + tail(S'), where prefix sums the pits j < m
+  //    (the parent's N: once per parent, for all its in-class children) and tail
+  //    the pits m..P-1, from s_m = |S'| = |S|.
   //    Worked example (m = 2, P = 4, n = 3): parent (1,1 | 0,1), South sows pit 0:
   //    S' = (0,2), child (0,1 | 0,2), s = (3,3,2,2). B(0,s) = binom(s+3,3), B(1,s) =
   //    binom(s+2,2), B(2,s) = s+1. prefix(0,1) = E(0,3) + E(1,3) = 20 + (10 - 20) =
@@ -518,24 +517,15 @@ class ClassSolver {
         lower_[static_cast<std::size_t>(c)] = reinterpret_cast<const S*>(v->bytes().data());
       }
       pits_ = rules_.pits();
-      stride_ = static_cast<std::size_t>(n) + 1;
-      auto B = [&](int j, int t) {  // binom(t + k, k), k = P-1-j, one factor at a time (exact)
-        Index b = 1;
-        for (int i = 1; i <= pits_ - 1 - j; ++i) b = b * static_cast<Index>(t + i) / static_cast<Index>(i);
-        return b;
-      };
-      ways_.assign(static_cast<std::size_t>(pits_) * stride_, 0);
-      for (int j = 0; j < pits_; ++j)
-        for (int t = 0; t <= n; ++t)
-          ways_[static_cast<std::size_t>(j) * stride_ + static_cast<std::size_t>(t)] =
-              (j < pits_ - 1 ? B(j, t) : 0) - (j > 0 ? B(j - 1, t) : 0);
+      steps_ = index_.distribution().steps();  // E(j, s) of index.h, for s <= n: every lower class's too
+      stride_ = static_cast<std::size_t>(index_.distribution().max_seeds()) + 1;
       return true;
     }
   }
   // sum_{from <= j < to} E(j, s_j), starting from s_from = s.
   Index digits(const Seeds* x, int from, int to, int s) const {
     Index r = 0;
-    const Index* e = ways_.data() + static_cast<std::size_t>(from) * stride_;
+    const Index* e = steps_ + static_cast<std::size_t>(from) * stride_;
     for (int j = from; j < to; ++j, e += stride_) {
       r += e[s];
       s -= x[j];
@@ -1218,7 +1208,7 @@ class ClassSolver {
   std::vector<S> val_;
   // Acyclic kernel on compact boards: lower classes' values by seed count, E(j, s).
   std::vector<const S*> lower_;
-  std::vector<Index> ways_;
+  const Index* steps_ = nullptr;  // the class index's E(j, s), row stride stride_
   std::size_t stride_ = 0;
   int pits_ = 0;
   std::vector<std::vector<Seeds>> sides_;
