@@ -48,6 +48,42 @@ DistributionIndex::DistributionIndex(int pits, int max_seeds, IndexFilter filter
   }
 }
 
+Index DistributionIndex::rank_filtered(const Seeds* x, int n) const {
+  Index r = 0;
+  // U(x) - F(x) (see index.h); b[j * stride_ + m] = B(j, m).
+  const Index* b = padded_.data() + shift_;
+  const int a = std::min(filter_.zero_from, pits_ - 1), e = std::min(filter_.zero_to, pits_ - 1);
+  const std::size_t S = static_cast<std::size_t>(stride_);
+  int m = n, j = 0;
+  for (; j < a; ++j, b += S) {  // before the filtered pits: c_j = b - a
+    const int rest = m - x[j], mc = m - set_aside_[static_cast<std::size_t>(j)];
+    r += b[m] - b[rest] - b[mc] + b[mc - x[j]];
+    m = rest;
+  }
+  for (; j < e; ++j, b += S) {  // in the filtered pits, while every one so far is non-empty
+    const int rest = m - x[j];
+    r += b[m] - b[rest];
+    if (x[j] == 0) {
+      m = rest;
+      for (++j, b += S; j < pits_ - 1; ++j, b += S) {
+        const int rest2 = m - x[j];
+        r += b[m] - b[rest2];
+        m = rest2;
+      }
+      return r;
+    }
+    const int mc = m - set_aside_[static_cast<std::size_t>(j)];
+    r -= b[mc] - b[mc - x[j]] - b[static_cast<std::ptrdiff_t>(S) + mc];
+    m = rest;
+  }
+  for (; j < pits_ - 1; ++j, b += S) {  // after them (the prefix kept them non-empty)
+    const int rest = m - x[j], mc = m - set_aside_[static_cast<std::size_t>(j)];
+    r += b[m] - b[rest] - b[mc] + b[mc - x[j]];
+    m = rest;
+  }
+  return r;
+}
+
 void DistributionIndex::unrank(Index r, int n, Seeds* x) const {
   int m = n, z = 0;
   for (int j = 0; j < pits_ - 1; ++j) {

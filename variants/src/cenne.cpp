@@ -139,7 +139,9 @@ bool Cenne::claim_search(const Position& p, int turns_left, bool first) const {
 
 bool Cenne::claim_available(const Position& p) const { return !(p.flags & kAtappe) && claim_search(p, 4, true); }
 
-void Cenne::children(const Position& p, std::vector<Child>& out) const {
+void Cenne::children(const Position& p, std::vector<Child>& out) const { sow_children(p, out, true); }
+
+void Cenne::sow_children(const Position& p, std::vector<Child>& out, bool with_claim) const {
   out.clear();
   if (p.flags & kAtappe) {
     Child c;
@@ -165,7 +167,7 @@ void Cenne::children(const Position& p, std::vector<Child>& out) const {
     c.next = rotate(q);
     out.push_back(c);
   }
-  if (!out.empty() && claim_search(p, 4, true)) {
+  if (with_claim && !out.empty() && claim_search(p, 4, true)) {
     Child c;
     c.move = Move::claim();
     c.gain_mover = static_cast<std::int16_t>(p.seeds_in(0, n));

@@ -40,11 +40,15 @@ Position KotuBaendum::mirror(const Position& p) {
 //   otherwise           -> relay from q
 // Endless: a lap-start state (board, marks, pit) repeats, or a seed that is not the
 // last passes every pit (all untied pits hold 3 and there is no tie).
+// The detector starts at the 8th lap (most turns end before): the lap-start states
+// follow one another deterministically, so they repeat from some lap on iff they
+// repeat at all, and the verdict is the same.
 bool KotuBaendum::play(Position& p, int pit, int& gain_south, int& gain_north) {
+  constexpr int kLapsUnchecked = 8;
   EndlessTurnDetector guard;
   auto& b = p.pits;
-  for (;;) {
-    if (guard.repeats(p, pit)) return false;
+  for (int lap = 0;; ++lap) {
+    if (lap >= kLapsUnchecked && guard.repeats(p, pit)) return false;
     int hand = b[u(pit)];
     b[u(pit)] = 0;
     int q = pit;

@@ -35,15 +35,6 @@ std::size_t PositionHash::operator()(const Position& p) const noexcept {
   return static_cast<std::size_t>(h);
 }
 
-std::uint64_t pack_state(const Position& p, int pits) {
-  std::uint64_t s = 0;
-  for (int i = 0; i < pits; ++i)
-    s |= static_cast<std::uint64_t>(p.marks[static_cast<std::size_t>(i)]) << (2 * i);
-  s |= static_cast<std::uint64_t>(p.flags) << 48;
-  s |= static_cast<std::uint64_t>(p.jeppe + 1) << 56;
-  return s;
-}
-
 Position skeleton_of(const ClassKey& k, int pits) {
   Position p;
   for (int i = 0; i < pits; ++i) p.marks[static_cast<std::size_t>(i)] = static_cast<Mark>((k.state >> (2 * i)) & 3u);

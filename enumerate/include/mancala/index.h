@@ -44,7 +44,9 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -67,7 +69,7 @@ class DistributionIndex {
   // Number of allowed distributions of n seeds.
   Index count(int n) const { return n > max_seeds_ ? 0 : c(0, n, 0); }
   // x: live-pit contents summing to n. Precondition: allowed (see `allowed`).
-  Index rank(const Seeds* x, int n) const;
+  Index rank(const Seeds* x, int n) const;  // inline without a filter, out of line with one
   void unrank(Index r, int n, Seeds* x) const;
   bool allowed(const Seeds* x) const;
 
@@ -83,6 +85,7 @@ class DistributionIndex {
   Index t(int j, int m, int v, int z) const {
     return table_[(((static_cast<std::size_t>(j) * (max_seeds_ + 1) + static_cast<std::size_t>(m)) * (max_seeds_ + 2)) + static_cast<std::size_t>(v)) * 2 + static_cast<std::size_t>(z)];
   }
+  Index rank_filtered(const Seeds* x, int n) const;
   int next_z(int j, int x, int z) const { return z | ((x == 0 && j >= filter_.zero_from && j < filter_.zero_to) ? 1 : 0); }
 
   int pits_, max_seeds_;
@@ -204,8 +207,16 @@ class ClassIndex {
   }
 
  private:
+  // 0 when p's state (marks of the pits in play, flags, jeppe) is the key's, i.e.
+  // pack_state(p) == key().state, compared field by field with the skeleton (a
+  // child's orientation is asked once per rank).
   int orientation(const Position& p) const {
-    return two_ && pack_state(p, pits_) != key_.state ? 1 : 0;
+    if (!two_) return 0;
+    const Position& s = skeleton_[0];
+    return p.flags == s.flags && p.jeppe == s.jeppe &&
+                   std::memcmp(p.marks.data(), s.marks.data(), static_cast<std::size_t>(pits_)) == 0
+               ? 0
+               : 1;
   }
 
   ClassKey key_;
@@ -234,38 +245,7 @@ inline Index DistributionIndex::rank(const Seeds* x, int n) const {
     }
     return r;
   }
-  // U(x) - F(x) (see the top of this file); b[j * stride_ + m] = B(j, m).
-  const Index* b = padded_.data() + shift_;
-  const int a = std::min(filter_.zero_from, pits_ - 1), e = std::min(filter_.zero_to, pits_ - 1);
-  const std::size_t S = static_cast<std::size_t>(stride_);
-  int m = n, j = 0;
-  for (; j < a; ++j, b += S) {  // before the filtered pits: c_j = b - a
-    const int rest = m - x[j], mc = m - set_aside_[static_cast<std::size_t>(j)];
-    r += b[m] - b[rest] - b[mc] + b[mc - x[j]];
-    m = rest;
-  }
-  for (; j < e; ++j, b += S) {  // in the filtered pits, while every one so far is non-empty
-    const int rest = m - x[j];
-    r += b[m] - b[rest];
-    if (x[j] == 0) {
-      m = rest;
-      for (++j, b += S; j < pits_ - 1; ++j, b += S) {
-        const int rest2 = m - x[j];
-        r += b[m] - b[rest2];
-        m = rest2;
-      }
-      return r;
-    }
-    const int mc = m - set_aside_[static_cast<std::size_t>(j)];
-    r -= b[mc] - b[mc - x[j]] - b[S + static_cast<std::size_t>(mc)];
-    m = rest;
-  }
-  for (; j < pits_ - 1; ++j, b += S) {  // after them (the prefix kept them non-empty)
-    const int rest = m - x[j], mc = m - set_aside_[static_cast<std::size_t>(j)];
-    r += b[m] - b[rest] - b[mc] + b[mc - x[j]];
-    m = rest;
-  }
-  return r;
+  return rank_filtered(x, n);
 }
 
 // Shared rank tables (one per number of live pits, filter and seeds), built on first use.

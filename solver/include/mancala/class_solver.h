@@ -807,7 +807,16 @@ class ClassSolver {
     Bounds& here = bounds_[static_cast<std::size_t>(u)];
     const Value l = detail::load(here.lo), h = detail::load(here.hi);
     if (!first && l == h) return false;
-    rules_.Rules::children(p, ctx.kids);
+    // After sweep 0 only the in-class children are read (the exits are in lo): rules
+    // that can leave out the children ending the game (Cenne's claim) do so.
+    if constexpr (requires { rules_.Rules::children_in_play(p, ctx.kids); }) {
+      if (first)
+        rules_.Rules::children(p, ctx.kids);
+      else
+        rules_.Rules::children_in_play(p, ctx.kids);
+    } else {
+      rules_.Rules::children(p, ctx.kids);
+    }
     Value new_lo, new_hi;
     if (ctx.kids.empty()) {
       new_lo = new_hi = rules_.Rules::terminal_value(p);

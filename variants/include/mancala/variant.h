@@ -43,7 +43,11 @@ struct ClassKeyHash {
     return std::hash<std::uint64_t>()(k.state * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint64_t>(k.seeds));
   }
 };
-std::uint64_t pack_state(const Position& p, int pits);
+inline std::uint64_t pack_state(const Position& p, int pits) {  // marks 2 bits per pit, flags << 48, (jeppe + 1) << 56
+  std::uint64_t s = 0;
+  for (int i = 0; i < pits; ++i) s |= static_cast<std::uint64_t>(p.marks[static_cast<std::size_t>(i)]) << (2 * i);
+  return s | (static_cast<std::uint64_t>(p.flags) << 48) | (static_cast<std::uint64_t>(p.jeppe + 1) << 56);
+}
 Position skeleton_of(const ClassKey& k, int pits);  // marks/flags/jeppe, no seeds
 std::string to_string(const ClassKey& k, int pits);  // "12" or "12 [7S]" etc.
 

@@ -32,6 +32,9 @@ class Cenne final : public Variant {
   int total_seeds() const override { return 4 * (a_ + b_); }
   Position start(int per_pit = 0) const override;
   void children(const Position& p, std::vector<Child>& out) const override;
+  // The children that do not end the game: children() without the claim (its test
+  // plays up to 4 turns ahead). For solvers that have read every exit already.
+  void children_in_play(const Position& p, std::vector<Child>& out) const { sow_children(p, out, false); }
   Value terminal_value(const Position& p) const override;
   Position rotate(const Position& p) const override;
   // No marks: the state (flags, jeppe) and its turned form without a turned board.
@@ -67,6 +70,7 @@ class Cenne final : public Variant {
 
  private:
   bool claim_search(const Position& p, int turns_left, bool first) const;
+  void sow_children(const Position& p, std::vector<Child>& out, bool with_claim) const;
   bool reply(const Position& p, Child& c) const;
 
   int a_, b_;
