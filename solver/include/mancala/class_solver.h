@@ -49,6 +49,7 @@
 #include <atomic>
 #include <bit>
 #include <cstdint>
+#include <cstring>
 #include <deque>
 #include <expected>
 #include <limits>
@@ -366,9 +367,10 @@ class ClassSolver {
         make_tiles();
         parallel(tiles_.size(), 1, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
           std::deque<Sown> frames(kCompactBatch);  // the batch's, then one per depth (stable references)
+          Tails tails;
           Index positions = 0;
           for (Index k = r.begin(); k < r.end(); ++k) {
-            compact_tile(tiles_[static_cast<std::size_t>(k)], frames, ctx);
+            compact_tile(tiles_[static_cast<std::size_t>(k)], frames, tails, ctx);
             positions += tiles_[static_cast<std::size_t>(k)].positions;
           }
           report(positions, 0, 0);
@@ -497,6 +499,7 @@ class ClassSolver {
   static constexpr int kCompactBatch = 32;
   struct Sown {  // one position's children: found and prefetched before any is read
     const S* at[kSide];  // each child's value: in val_ (gain 0) or in a lower class
+    Index tail[kSide];   // each child's tail (its pits m..P-1)
     std::int16_t gain[kSide];
     std::uint8_t pit[kSide];
     bool again[kSide];
@@ -508,7 +511,7 @@ class ClassSolver {
     if constexpr (!kCompactRules) {
       return false;
     } else {
-      if (!index_.plain_distribution()) return false;
+      if (!index_.plain_distribution() || rules_.pits() > 16) return false;  // 16-byte boards
       const int n = index_.key().seeds;
       lower_.assign(static_cast<std::size_t>(n), nullptr);
       for (int c = 0; c < n; ++c) {
@@ -533,22 +536,55 @@ class ClassSolver {
     return r;
   }
 
-  // Finds the slots of the children of board b (n seeds) and prefetches them.
-  void expand(const Seeds* b, Sown& f) const {
+  // Tails by their half. A rank is head + tail: head = sum_{j < m} E(j, s_j) over the
+  // first half of the board, tail = sum_{m <= j < P} E(j, s_j), which depends only on
+  // the pits m..P-1 (s_m is their sum). A child's tail is kept by those pits' bytes
+  // (8 bytes from pit m of a 16-byte board: zeros past P-1), in one slot per pit sown:
+  // the positions of a batch share their mover side S (a tile: S outer), and the
+  // child's second half is S sown from pit i whenever the move turns the board
+  // (an in-class move, a move that ends on the other side, a capture), for every N of
+  // the tile. A move that ends in the store leaves the other side as it was: the
+  // parent's own tail. The bytes are compared, so any slot may hold any half (a miss
+  // computes the tail and keeps it).
+  struct Tails {
+    std::uint64_t key[kSide];
+    Index tail[kSide];
+    Tails() { std::fill(key, key + kSide, ~std::uint64_t{0}); }  // no half has these bytes
+  };
+  static std::uint64_t second_half(const Seeds* b, int m) {
+    std::uint64_t h;
+    std::memcpy(&h, b + m, sizeof h);
+    return h;
+  }
+  // Finds the slots of the children of board b (n seeds; `own`: the tail of b) and
+  // prefetches them.
+  void expand(const Seeds* b, Index own, Sown& f, Tails& tails) const {
     f.count = 0;
     if (rules_.Rules::over(b)) return;
     const int m = pits_ / 2, n = index_.key().seeds;
-    int mover = 0;
-    for (int k = 0; k < m; ++k) mover += b[k];
-    const Index prefix = digits(b + m, 0, m, n);  // the in-class children's leading digits
+    const std::uint64_t own_half = second_half(b, m);
+    const Index prefix = digits(b + m, 0, m, n);  // the in-class children's head
     for (int i = 0; i < m; ++i) {
       if (b[i] == 0) continue;
       Seeds c[kMaxPits];
       const auto s = rules_.Rules::sow(b, i, c);
-      const S* at = s.gain == 0 ? &val_[static_cast<std::size_t>(prefix + digits(c, m, pits_, mover))]
-                                : lower_[static_cast<std::size_t>(n - s.gain)] + digits(c, 0, pits_, n - s.gain);
+      const std::uint64_t half = second_half(c, m);
+      Index tail;
+      if (half == own_half) {
+        tail = own;
+      } else if (half == tails.key[i]) {
+        tail = tails.tail[i];
+      } else {
+        const int seeds = static_cast<int>((half * 0x0101010101010101ULL) >> 56);  // the half's seeds (< 256)
+        tail = digits(c, m, pits_, seeds);
+        tails.key[i] = half;
+        tails.tail[i] = tail;
+      }
+      const S* at = s.gain == 0 ? &val_[static_cast<std::size_t>(prefix + tail)]
+                                : lower_[static_cast<std::size_t>(n - s.gain)] + (digits(c, 0, m, n - s.gain) + tail);
       __builtin_prefetch(at);
       f.at[f.count] = at;
+      f.tail[f.count] = tail;
       f.gain[f.count] = static_cast<std::int16_t>(s.gain);
       f.pit[f.count] = static_cast<std::uint8_t>(i);
       f.again[f.count] = s.again;
@@ -557,7 +593,7 @@ class ClassSolver {
   }
   // The value of board b from its expanded children f; an unknown in-class child is
   // computed first (depth first, frames[depth] and up) and kept.
-  Value resolve(const Seeds* b, const Sown& f, int depth, std::deque<Sown>& frames, Context& ctx) {
+  Value resolve(const Seeds* b, const Sown& f, int depth, std::deque<Sown>& frames, Tails& tails, Context& ctx) {
     if (f.count == 0) {
       Position p;
       for (int k = 0; k < pits_; ++k) p.pits[static_cast<std::size_t>(k)] = b[k];
@@ -579,8 +615,8 @@ class ClassSolver {
           Seeds c[kMaxPits];
           rules_.Rules::sow(b, f.pit[k], c);
           Sown& g = frames[static_cast<std::size_t>(depth)];
-          expand(c, g);
-          v = resolve(c, g, depth + 1, frames, ctx);
+          expand(c, f.tail[k], g, tails);
+          v = resolve(c, g, depth + 1, frames, tails, ctx);
           detail::store(slot, static_cast<S>(v));
         }
         x = static_cast<Value>(-v);
@@ -633,29 +669,30 @@ class ClassSolver {
         tiles_.push_back(Tile{a, g, static_cast<Index>(std::min<std::size_t>(kTile, count - g)) * movers});
     }
   }
-  void compact_tile(const Tile& t, std::deque<Sown>& frames, Context& ctx) {
+  void compact_tile(const Tile& t, std::deque<Sown>& frames, Tails& tails, Context& ctx) {
     const int m = pits_ / 2, n = index_.key().seeds;
     const auto& opp = sides_[static_cast<std::size_t>(t.a)];
     const auto& mov = sides_[static_cast<std::size_t>(n - t.a)];
     const int g_count = static_cast<int>(std::min<std::size_t>(kTile, opp.size() / static_cast<std::size_t>(m) - t.first));
     Seeds boards[kCompactBatch][kMaxPits] = {};
     S* own[kCompactBatch];
+    int own_g[kCompactBatch];  // each one's N in the tile
+    Index tail[kTile];         // the tail of each N
     int filled = 0;
     auto flush = [&] {
       if (stopped()) return;
       for (int k = 0; k < filled; ++k) {
         auto& f = frames[static_cast<std::size_t>(k)];
-        if (detail::load(*own[k]) == kUnset) expand(boards[k], f);
+        if (detail::load(*own[k]) == kUnset) expand(boards[k], tail[own_g[k]], f, tails);
         else f.count = -1;  // known already (an in-class child of an earlier position)
       }
       for (int k = 0; k < filled; ++k) {
         const auto& f = frames[static_cast<std::size_t>(k)];
         if (f.count < 0 || detail::load(*own[k]) != kUnset) continue;
-        detail::store(*own[k], static_cast<S>(resolve(boards[k], f, kCompactBatch, frames, ctx)));
+        detail::store(*own[k], static_cast<S>(resolve(boards[k], f, kCompactBatch, frames, tails, ctx)));
       }
       filled = 0;
     };
-    Index tail[kTile];
     for (int g = 0; g < g_count; ++g) {
       Seeds b[kMaxPits] = {};
       std::copy_n(&opp[(t.first + static_cast<std::size_t>(g)) * static_cast<std::size_t>(m)], m, b + m);
@@ -669,6 +706,7 @@ class ClassSolver {
         std::copy_n(mover, m, b);
         std::copy_n(&opp[(t.first + static_cast<std::size_t>(g)) * static_cast<std::size_t>(m)], m, b + m);
         own[filled] = &val_[static_cast<std::size_t>(prefix + tail[g])];
+        own_g[filled] = g;
         __builtin_prefetch(own[filled]);
         if (++filled == kCompactBatch) flush();
       }
