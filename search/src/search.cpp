@@ -16,6 +16,7 @@
 #include <mutex>
 #include <new>
 #include <optional>
+#include <stdexcept>
 #include <unordered_map>
 
 #include "mancala/generate.h"
@@ -349,7 +350,12 @@ class KalahBoard {
   std::vector<Index> ways_;
 };
 
-struct Abort {};
+// The search's stop, propagated by return through the call chain (no exception): a
+// function returning a value returns kStop, one returning a slot returns null, and
+// every caller returns at once on seeing it, storing nothing. Why it stopped is in
+// Impl::error (an error, the budget, the cancel flag) or, under a parallel split, the
+// split's cut-off (then no error: the split's owner folds what its tasks finished).
+constexpr int kStop = INT_MIN;
 
 // A position whose moves are searched in parallel: a cut-off sets `cut`, and every
 // search under it (at any depth of splits) stops.
@@ -411,7 +417,8 @@ struct Searcher::Impl {
   SearchProgress progress;
   Clock::time_point start, last_report;
 
-  [[noreturn]] void fail(SearchError e) {
+  // Records the first error, stops every thread's search; returns kStop.
+  int fail(SearchError e) {
     {
       std::lock_guard lock(mu);
       const int lo = root_lo.load(), hi = root_hi.load();
@@ -420,7 +427,7 @@ struct Searcher::Impl {
       if (!error) error = std::move(e);
     }
     aborting.store(true);
-    throw Abort{};
+    return kStop;
   }
 
   double seconds() const { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -434,23 +441,30 @@ struct Searcher::Impl {
     if (opt.progress) opt.progress(progress);
   }
 
-  void flush(Ctx& c) {
+  // Counts this thread's positions and polls the budget: true when the search is to
+  // stop (an error or a stop anywhere, a cut-off above this split, the budget).
+  bool flush(Ctx& c) {
     nodes += c.nodes - c.flushed;
     c.flushed = c.nodes;
-    if (c.split && c.split->stopped()) throw Abort{};
-    if (aborting.load(std::memory_order_relaxed)) throw Abort{};
-    if (opt.cancel && opt.cancel->load()) fail({SearchError::Cancelled, "search cancelled"});
-    const double s = seconds();
-    if (opt.time_limit > 0 && s > opt.time_limit)
-      fail({SearchError::Limit, "gave up after the time limit of " + std::to_string(opt.time_limit) + " s (" +
-                                    std::to_string(nodes.load()) + " positions searched); more tables or time would help"});
-    if (opt.max_nodes && nodes.load() > opt.max_nodes)
-      fail({SearchError::Limit, "gave up after " + std::to_string(opt.max_nodes) + " positions (the node limit)"});
+    if (c.split && c.split->stopped()) return true;
+    if (aborting.load(std::memory_order_relaxed)) return true;
+    std::optional<SearchError> stop = opt.budget.check("search", nodes.load());
+    if (stop && stop->code == SearchError::Limit)
+      stop->message = (opt.budget.work_limit() && nodes.load() >= opt.budget.work_limit()
+                           ? "gave up after " + std::to_string(opt.budget.work_limit()) + " positions (the node limit)"
+                           : "gave up at the time limit after " + std::to_string(static_cast<int>(seconds() + 0.5)) +
+                                 " s (" + std::to_string(nodes.load()) + " positions searched)") +
+                      "; more tables or time would help";
+    if (stop) {
+      fail(std::move(*stop));
+      return true;
+    }
     if (opt.progress && Clock::now() - last_report > std::chrono::milliseconds(250)) report([](SearchProgress&) {});
+    return false;
   }
 
-  // The class's slot with its file and index open (once), or an error.
-  TableSlot& open_slot(const ClassKey& key, TableSlot& slot) {
+  // The class's slot with its file and index open (once), or null (the error recorded).
+  TableSlot* open_slot(const ClassKey& key, TableSlot& slot) {
     std::call_once(slot.once, [&] {
       auto t = opt.tables->table(*variant, key);
       if (!t) {
@@ -480,18 +494,22 @@ struct Searcher::Impl {
 #endif
       slot.plain_rank = kalah_rank_matches(*slot.index, key.seeds);
     });
-    if (slot.error) fail(*slot.error);
-    return slot;
+    if (slot.error) {
+      fail(*slot.error);
+      return nullptr;
+    }
+    return &slot;
   }
 
-  // The value of rank `rank` of an open slot, its block decompressed on first use.
+  // The value of rank `rank` of an open slot, its block decompressed on first use
+  // (kStop: the block could not be read).
   int slot_value(Ctx& c, TableSlot& slot, Index rank) {
     const std::size_t b = static_cast<std::size_t>(rank / slot.block_positions);
     if (!slot.loaded[b].load(std::memory_order_acquire)) {
       std::lock_guard lock(slot.mu);
       if (!slot.loaded[b].load(std::memory_order_acquire)) {
         auto blk = slot.file->read_block(b);
-        if (!blk) fail(blk.error());
+        if (!blk) return fail(blk.error());
         std::memcpy(slot.values.get() + b * slot.block_positions * static_cast<std::size_t>(slot.width), blk->data(), blk->size());
         slot.loaded[b].store(true, std::memory_order_release);
       }
@@ -503,24 +521,23 @@ struct Searcher::Impl {
     return static_cast<Value>(static_cast<std::uint16_t>(data[at] | (data[at + 1] << 8)));
   }
 
-  [[noreturn]] void missing_table(const ClassKey& key) {
+  int missing_table(const ClassKey& key) {
     const std::string dir = opt.tables->dir().string();
-    fail({SearchError::MissingTable, "the tables in " + dir + " reach " + std::to_string(tables_max) +
+    return fail({SearchError::MissingTable, "the tables in " + dir + " reach " + std::to_string(tables_max) +
                                          " seeds but lack class " + to_string(key, variant->pits()) + " of " +
                                          variant->name() + "; make it with: " + generate_hint(*variant, tables_max, dir)});
   }
 
-  // Exact value of p from the tables, nullopt if its class is not tabled or p not indexed.
+  // Exact value of p from the tables, nullopt if its class is not tabled or p not
+  // indexed; kStop if the tables fail (a missing class, a read error).
   std::optional<int> table_value(Ctx& c, const Position& p, const ClassKey& key) {
     if (tables_max < 0 || key.seeds > tables_max || !variant->tabled(p)) return std::nullopt;
     const auto it = key.state == 0 ? plain_tables[static_cast<std::size_t>(key.seeds)] : tables.find(key);
-    if (it == tables.end()) {
-      missing_table(key);
-      return std::nullopt;
-    }
-    TableSlot& slot = open_slot(key, *it->second);
-    if (!slot.index->contains(p)) return std::nullopt;
-    return slot_value(c, slot, slot.index->rank(p));
+    if (it == tables.end()) return missing_table(key);
+    TableSlot* slot = open_slot(key, *it->second);
+    if (!slot) return kStop;
+    if (!slot->index->contains(p)) return std::nullopt;
+    return slot_value(c, *slot, slot->index->rank(p));
   }
 
   // Move value from the child's value (g of the header), and the child window such
@@ -584,18 +601,23 @@ struct Searcher::Impl {
     return {ch.gain - beta, ch.gain - alpha};
   }
   // The exact value of a tabled position of `seeds` seeds (<= tables_max), or nullopt
-  // where the tables do not index it.
+  // where the tables do not index it (kStop: the tables failed).
   std::optional<int> ktable(Ctx& c, const KPos& q, int seeds) {
-    TableSlot& slot = kslot(seeds);
-    if (slot.plain_rank) return slot_value(c, slot, board.rank(q, seeds));
+    TableSlot* slot = kslot(seeds);
+    if (!slot) return kStop;
+    if (slot->plain_rank) return slot_value(c, *slot, board.rank(q, seeds));
     const Position p = board.to(q);
-    if (!slot.index->contains(p)) return std::nullopt;
-    return slot_value(c, slot, slot.index->rank(p));
+    if (!slot->index->contains(p)) return std::nullopt;
+    return slot_value(c, *slot, slot->index->rank(p));
   }
-  // The open slot of the class of `seeds` seeds (<= tables_max; missing: an error).
-  TableSlot& kslot(int seeds) {
+  // The open slot of the class of `seeds` seeds (<= tables_max), or null (missing or
+  // unreadable: the error recorded).
+  TableSlot* kslot(int seeds) {
     const auto it = plain_tables[static_cast<std::size_t>(seeds)];
-    if (it == tables.end()) missing_table(ClassKey{0, seeds});
+    if (it == tables.end()) {
+      missing_table(ClassKey{0, seeds});
+      return nullptr;
+    }
     return open_slot(ClassKey{0, seeds}, *it->second);
   }
   // Whether a plain class's index ranks positions as KalahBoard::rank does (a few
@@ -621,7 +643,7 @@ struct Searcher::Impl {
   };
 
   int ksearch(Ctx& c, const KPos& p, int k, int alpha, int beta, int depth, std::size_t ply) {
-    if ((++c.nodes & 0xFFF) == 0) flush(c);
+    if ((++c.nodes & 0xFFF) == 0 && flush(c)) return kStop;
     const int bound = k, floor = floor_of(k);
     if (depth == 0) return 0;
     const bool exact_search = depth == kExactDepth;
@@ -646,10 +668,11 @@ struct Searcher::Impl {
       const KKid& ch = F.kids[i];
       if (ch.over) continue;
       if (ch.seeds <= tables_max) {
-        TableSlot& s = *(F.slot[i] = &kslot(ch.seeds));
-        if (s.plain_rank) {
+        TableSlot* s = F.slot[i] = kslot(ch.seeds);
+        if (!s) return kStop;
+        if (s->plain_rank) {
           F.rank[i] = board.rank(ch.next, ch.seeds);
-          __builtin_prefetch(s.values.get() + F.rank[i] * static_cast<Index>(s.width));
+          __builtin_prefetch(s->values.get() + F.rank[i] * static_cast<Index>(s->width));
         }
       } else {
         tt.prefetch(F.hash[i] = kpos_hash(ch.next));
@@ -692,6 +715,7 @@ struct Searcher::Impl {
         pending[npending++] = i;
         continue;
       }
+      if (*t == kStop) return kStop;
       const int v = kapply(ch, *t);
       F.lo[i] = F.hi[i] = v;
       if (v > best) {
@@ -748,7 +772,7 @@ struct Searcher::Impl {
       if (j == 1 && split_threads > 1 && ply < static_cast<std::size_t>(split_plies) && nord > 2 && best < beta) {
         // Young brothers wait: the first move searched alone, the others shared
         // among the threads (each with its own state); a cut-off stops the rest.
-        split(c, F, j, nord, alpha, beta, child_depth, ply, best, best_i, upper);
+        if (split(c, F, j, nord, alpha, beta, child_depth, ply, best, best_i, upper)) return kStop;
         break;
       }
       const int i = F.order[j];
@@ -758,7 +782,9 @@ struct Searcher::Impl {
       }
       const KKid& ch = F.kids[i];
       const auto [ca, cb] = kwindow(ch, alpha, beta);
-      const int w = std::clamp(kapply(ch, ksearch(c, ch.next, ch.seeds, ca, cb, child_depth, ply + 1)), F.lo[i], F.hi[i]);
+      const int r = ksearch(c, ch.next, ch.seeds, ca, cb, child_depth, ply + 1);
+      if (r == kStop) return kStop;
+      const int w = std::clamp(kapply(ch, r), F.lo[i], F.hi[i]);
       if (w > best) {
         best = w;
         best_i = i;
@@ -773,7 +799,9 @@ struct Searcher::Impl {
   // (alpha, beta) (alpha as it stands: the tasks do not raise it; MTD(f)'s windows are
   // null windows anyway), results folded into best / best_i / upper as the serial
   // loop does. Each task has its own state under a split point that a cut-off sets.
-  void split(Ctx& c, KFrame& F, int from, int to, int alpha, int beta, int child_depth, std::size_t ply, int& best,
+  // Returns true when the search stopped (from above: an error, the budget, a cut-off
+  // of an outer split), false when the moves were searched or one cut off.
+  bool split(Ctx& c, KFrame& F, int from, int to, int alpha, int beta, int child_depth, std::size_t ply, int& best,
              int& best_i, int& upper) {
     SplitPoint sp;
     sp.parent = c.split;
@@ -793,15 +821,11 @@ struct Searcher::Impl {
             }
             Ctx t;
             t.split = &sp;
-            int w = 0;
-            bool done = false;
-            try {
-              const KKid& ch = F.kids[i];
-              const auto [ca, cb] = kwindow(ch, alpha, beta);
-              w = std::clamp(kapply(ch, ksearch(t, ch.next, ch.seeds, ca, cb, child_depth, ply + 1)), F.lo[i], F.hi[i]);
-              done = true;
-            } catch (const Abort&) {
-            }
+            const KKid& ch = F.kids[i];
+            const auto [ca, cb] = kwindow(ch, alpha, beta);
+            const int v = ksearch(t, ch.next, ch.seeds, ca, cb, child_depth, ply + 1);
+            const bool done = v != kStop;
+            const int w = done ? std::clamp(kapply(ch, v), F.lo[i], F.hi[i]) : 0;
             nodes += t.nodes - t.flushed;
             table_hits += t.table_hits;
             std::lock_guard lock(fold);
@@ -820,10 +844,11 @@ struct Searcher::Impl {
         tbb::simple_partitioner());
     c.nodes += sub;  // counted already
     c.flushed += sub;
-    if (aborted) throw Abort{};
+    return aborted;
   }
 
-  // MTD(f) at depth `depth`: the (depth-limited) value of q, from a first guess.
+  // MTD(f) at depth `depth`: the (depth-limited) value of q, from a first guess (kStop:
+  // stopped).
   int mtdf(Ctx& c, const Position& q, int guess, int depth, const std::string& what) {
     int k = 0;
     for (int i = 0; i < variant->pits(); ++i) k += q.pits[static_cast<std::size_t>(i)];
@@ -838,6 +863,7 @@ struct Searcher::Impl {
       int gamma = std::clamp(guess, lo + 1, hi);  // test v >= gamma
       if (depth == kExactDepth && parity && ((gamma - k) & 1)) ++gamma;  // lo, hi have k's parity
       const int r = search(c, q, gamma - 1, gamma, depth, 0);
+      if (r == kStop) return kStop;
       if (r >= gamma) lo = std::max(lo, r);
       else hi = std::min(hi, r);
       if (depth == kExactDepth && &q == root_position) {
@@ -860,7 +886,7 @@ struct Searcher::Impl {
   // plies up to opt.guess_depth; each fills the transposition table's move order).
   int kalah_value(Ctx& c, const Position& q, const std::string& what) {
     const ClassKey key = variant->class_of(q);
-    if (auto t = table_value(c, q, key)) return *t;
+    if (auto t = table_value(c, q, key)) return *t;  // kStop passes through
     std::vector<Child> kids;
     variant->children(q, kids);
     if (kids.empty()) return variant->terminal_value(q);
@@ -870,20 +896,27 @@ struct Searcher::Impl {
     TTData e;
     if (tt.probe(kpos_hash(board.from(q)), e) && e.exact_bounds() && e.lo == e.hi) return e.lo;
     int guess = 0;
-    for (int d = 3; d <= opt.guess_depth; d += 3) guess = mtdf(c, q, guess, d, what);
+    for (int d = 3; d <= opt.guess_depth; d += 3)
+      if ((guess = mtdf(c, q, guess, d, what)) == kStop) return kStop;
     return mtdf(c, q, guess, kExactDepth, what);
   }
 
-  // Whether move `ch` of a position is worth at least `v` to the mover (exact).
-  bool move_reaches(Ctx& c, const Child& ch, int v) {
+  // Whether move `ch` of a position is worth at least `v` to the mover (exact): 1 or
+  // 0, or kStop.
+  int move_reaches(Ctx& c, const Child& ch, int v) {
     if (ch.game_over) return move_value(kind, ch, 0) >= v;
     const ClassKey ck = variant->class_of(ch.next);
-    if (auto t = table_value(c, ch.next, ck)) return apply(ch, *t) >= v;
-    const auto [ca, cb] = child_window(ch, v - 1, v);
-    return apply(ch, search(c, ch.next, ca, cb, kExactDepth, 1)) >= v;
+    std::optional<int> t = table_value(c, ch.next, ck);
+    if (!t) {
+      const auto [ca, cb] = child_window(ch, v - 1, v);
+      t = search(c, ch.next, ca, cb, kExactDepth, 1);
+    }
+    if (*t == kStop) return kStop;
+    return apply(ch, *t) >= v;
   }
 
-  // A move of q worth v(q) = v: the transposition table's best move first.
+  // A move of q worth v(q) = v: the transposition table's best move first (-1: none,
+  // kStop: stopped).
   int best_move(Ctx& c, const Position& q, int v) {
     std::vector<Child> kids;
     variant->children(q, kids);
@@ -893,7 +926,7 @@ struct Searcher::Impl {
     for (std::size_t i = 0; i < kids.size(); ++i) order[i] = static_cast<int>(i);
     if (hint >= 0 && hint < static_cast<int>(kids.size())) std::swap(order[0], order[static_cast<std::size_t>(hint)]);
     for (int i : order)
-      if (move_reaches(c, kids[static_cast<std::size_t>(i)], v)) return i;
+      if (const int r = move_reaches(c, kids[static_cast<std::size_t>(i)], v); r != 0) return r == kStop ? kStop : i;
     return -1;
   }
 
@@ -909,6 +942,7 @@ struct Searcher::Impl {
         return;
       }
       const int i = best_move(c, cur, val);
+      if (i == kStop) return;
       if (i < 0) {
         out.pv_end = "internal error: no move reaches the value";
         return;
@@ -931,7 +965,8 @@ struct Searcher::Impl {
   }
   int exact(Ctx& c, const Child& ch, const std::string& what) {
     if (ch.game_over) return move_value(kind, ch, 0);
-    return apply(ch, solve_one(c, ch.next, what));
+    const int v = solve_one(c, ch.next, what);
+    return v == kStop ? kStop : apply(ch, v);
   }
 
   // ---- Variants with cycles: retrograde over the reachable part of each class ----
@@ -957,10 +992,10 @@ struct Searcher::Impl {
     return it->second;
   }
 
-  // Exact v(q) for a variant whose positions can repeat.
+  // Exact v(q) for a variant whose positions can repeat (kStop: stopped).
   int exact_value(Ctx& c, const Position& q, const std::string& what) {
     const ClassKey key = variant->class_of(q);
-    if (auto t = table_value(c, q, key)) return *t;
+    if (auto t = table_value(c, q, key)) return *t;  // kStop passes through
     if (auto m = memo_get(q, key)) return *m;
     return region_solve(c, q, key, what);
   }
@@ -968,6 +1003,7 @@ struct Searcher::Impl {
   // Values of a region: the bound iteration of retrograde.h from [-B, B], stopped, as
   // there, at the fixpoint of the values (a drawn cycle's win/loss bounds would step
   // one ply per sweep from +-kWinValue; the values stop changing long before).
+  // Empty when the search stopped.
   template <class Edge, class G>
   std::vector<int> bound_iteration(Ctx& c, const ClassKey& key, const std::vector<Position>& pos,
                                    const std::vector<std::vector<Edge>>& edges, G&& g) {
@@ -1004,7 +1040,7 @@ struct Searcher::Impl {
       moved = false;
       for (std::size_t i = 0; i < n; ++i) moved |= sweep(i);
       for (std::size_t i = n; i-- > 0;) moved |= sweep(i);
-      flush(c);
+      if (flush(c)) return {};
       bool value_moved = false;
       for (std::size_t i = 0; i < n; ++i) {
         const int v = detail::outcome(lo[i], hi[i]);
@@ -1039,7 +1075,7 @@ struct Searcher::Impl {
     std::vector<Child> kids;
     id.emplace(root, 0);
     for (std::size_t i = 0; i < pos.size(); ++i) {
-      if ((++c.nodes & 0xFF) == 0) flush(c);
+      if ((++c.nodes & 0xFF) == 0 && flush(c)) return kStop;
       // Memory: about kRegionBytes per region position (the position, its id in the
       // hash map, its move list) and kMemoBytes per memo entry; tt_bytes bounds both.
       const std::uint64_t region_bytes = pos.size() * kRegionBytes;
@@ -1051,7 +1087,7 @@ struct Searcher::Impl {
         memo_entries = 0;
       }
       if (region_bytes > opt.tt_bytes)
-        fail({SearchError::TableTooSmall,
+        return fail({SearchError::TableTooSmall,
               "the search needs more memory than --tt-mb allows (class " + to_string(key, variant->pits()) +
                   " alone reaches " + std::to_string(pos.size()) + " positions); raise --tt-mb or generate tables up to more seeds"});
       variant->children(pos[i], kids);
@@ -1067,6 +1103,7 @@ struct Searcher::Impl {
           if (ck == key) {
             std::optional<int> known = table_value(c, ch.next, ck);
             if (!known) known = memo_get(ch.next, ck);
+            if (known == kStop) return kStop;
             if (known) {
               e.value = g(e, *known);
             } else {
@@ -1075,7 +1112,9 @@ struct Searcher::Impl {
               e.child = it->second;
             }
           } else {
-            e.value = g(e, exact_value(c, ch.next, what));
+            const int v = exact_value(c, ch.next, what);
+            if (v == kStop) return kStop;
+            e.value = g(e, v);
           }
         }
         out.push_back(e);
@@ -1084,6 +1123,7 @@ struct Searcher::Impl {
     }
     const std::size_t n = pos.size();
     const std::vector<int> final_value = bound_iteration(c, key, pos, edges, g);
+    if (final_value.empty()) return kStop;
     const ClassIndex& idx = index_of(key);
     {
       std::lock_guard lock(memo_mu);
@@ -1125,7 +1165,9 @@ struct Searcher::Impl {
       int chosen = -1, repeat = -1;
       for (int i : order) {
         const Child& ch = kids[static_cast<std::size_t>(i)];
-        if (exact(c, ch, "principal variation") != val) continue;
+        const int v = exact(c, ch, "principal variation");
+        if (v == kStop) return;
+        if (v != val) continue;
         if (!ch.game_over && std::find(seen.begin(), seen.end(), ch.next) != seen.end()) {
           if (repeat < 0) repeat = i;
           continue;
@@ -1151,6 +1193,7 @@ struct Searcher::Impl {
       seen.push_back(cur);
       if (kind == GameKind::WinLoss) {
         val = solve_one(c, ch.next, "principal variation");
+        if (val == kStop) return;
       } else {
         const int base = ch.gain_mover - ch.gain_opponent;
         val = ch.same_side ? val - base : base - val;
@@ -1160,15 +1203,18 @@ struct Searcher::Impl {
     out.pv_end = "limit";
   }
 
+  // Runs one search step; the error that stopped it, if any (a step that stopped
+  // returned kStop and recorded why). The catches are for exceptions of others: an
+  // allocation that fails, and a rules engine's own limit on a turn (Enkeshui's
+  // length_error: the position is beyond what the rules can play).
   template <class F>
   std::optional<SearchError> guarded(F&& f) {
     try {
       f();
-    } catch (const Abort&) {
-    } catch (const std::exception& ex) {
-      std::lock_guard lock(mu);
-      if (!error) error = SearchError{SearchError::BadPosition, ex.what()};
-      aborting.store(true);
+    } catch (const std::bad_alloc&) {
+      fail({SearchError::OutOfMemory, "out of memory in the search (lower --tt-mb or --threads)"});
+    } catch (const std::length_error& ex) {
+      fail({SearchError::BadPosition, ex.what()});
     }
     std::lock_guard lock(mu);
     return error;

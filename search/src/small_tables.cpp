@@ -1,5 +1,8 @@
 // Tables made on the spot for small positions (search.h make_small_tables).
 #include <chrono>
+#include <cstdio>
+#include <numeric>
+#include <unordered_set>
 
 #include "mancala/generate.h"
 #include "mancala/probe.h"
@@ -7,36 +10,103 @@
 
 namespace mancala {
 
-std::expected<SmallTables, SearchError> make_small_tables(const Variant& v, const Position& root,
-                                                          const std::filesystem::path& dir, std::uint64_t max_positions,
-                                                          int threads, const std::atomic<bool>* cancel) {
+namespace {
+
+// The step of the seeds in play along the moves seen from `root` (breadth first, up to
+// `sample` positions): the gcd of every change (Cenne: 4, a capture takes 4 seeds; most
+// games 1). A guess, checked by the generation: a class it leaves out that a move
+// reaches stops it with MissingTable.
+int seed_step(const Variant& v, const Position& root, std::size_t sample) {
+  std::unordered_set<Position, PositionHash> seen{root};
+  std::vector<Position> queue{root};
+  std::vector<Child> kids;
+  int step = 0;
+  for (std::size_t i = 0; i < queue.size() && step != 1; ++i) {
+    v.children(queue[i], kids);
+    const int seeds = v.class_of(queue[i]).seeds;
+    for (const Child& k : kids) {
+      if (k.game_over) continue;
+      step = std::gcd(step, seeds - v.class_of(k.next).seeds);
+      if (queue.size() < sample && seen.insert(k.next).second) queue.push_back(k.next);
+    }
+  }
+  return step;
+}
+
+std::string mpos(std::uint64_t n) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f M", static_cast<double>(n) / 1e6);
+  return buf;
+}
+
+}  // namespace
+
+Result<SmallTables> make_small_tables(const Variant& v, const Position& root, const std::filesystem::path& dir,
+                                      std::uint64_t max_positions, int threads, const Budget& budget) {
   const auto t0 = std::chrono::steady_clock::now();
-  if (const std::string e = v.check(root); !e.empty()) return std::unexpected(SearchError{SearchError::BadPosition, e});
+  if (const std::string e = v.check(root); !e.empty()) return fail_with(Error::BadPosition, e);
   const int seeds = v.class_of(root).seeds;
   GenerateOptions opt;
   opt.max_seeds = seeds;
   opt.out = dir;
   opt.threads = threads;
-  opt.budget.cancel_on(cancel);
+  opt.budget = budget;
   opt.max_positions = max_positions;
-  // Every class up to the root's seeds, if they are few enough.
-  std::uint64_t whole = 0;
-  for (const ClassKey& k : v.solving_order(seeds)) {
-    whole += static_cast<std::uint64_t>(ClassIndex(v, k).size());
-    if (whole > max_positions) break;
-  }
+  opt.zstd_level = 1;  // read back at once by this process: speed over size
+  // What was made when a stop came: the classes solved and their positions.
+  int solved_classes = 0, max_solved = -1;
+  std::uint64_t solved_positions = 0;
+  opt.on_event = [&](const GenerateEvent& e) {
+    if (e.kind != GenerateEvent::Solved && e.kind != GenerateEvent::Loaded) return;
+    ++solved_classes;
+    max_solved = std::max(max_solved, e.key.seeds);
+    solved_positions += e.positions;
+  };
   SmallTables out;
   Result<GenerateReport> made;
-  if (whole <= max_positions) {
+  // Every class up to the root's seeds, or only those whose seeds differ from the
+  // root's by a multiple of the step the moves show, if they are few enough.
+  auto size_of = [&](const std::vector<ClassKey>& keys) {
+    std::uint64_t n = 0;
+    for (const ClassKey& k : keys)
+      if ((n += static_cast<std::uint64_t>(ClassIndex(v, k).size())) > max_positions) break;
+    return n;
+  };
+  std::vector<ClassKey> keys;
+  if (v.whole_tables()) {
+    keys = v.solving_order(seeds);
     out.how = "every class up to " + std::to_string(seeds) + " seeds";
-    made = generate(v, opt);
+    if (const int step = seed_step(v, root, 4096); step > 1) {
+      std::erase_if(keys, [&](const ClassKey& k) { return (seeds - k.seeds) % step != 0; });
+      out.how = "every class of " + std::to_string(seeds) + ", " + std::to_string(seeds - step) + ", ... seeds";
+    }
+  }
+  if (!keys.empty() && size_of(keys) <= max_positions) {
+    SolvedClasses solved;
+    made = generate_classes(v, keys, opt, solved);
+    if (!made && made.error().code == Error::MissingTable) {  // the step was wrong: every class
+      SolvedClasses all;
+      out.how = "every class up to " + std::to_string(seeds) + " seeds";
+      made = generate_classes(v, v.solving_order(seeds), opt, all);
+    }
   } else {
     out.how = "the positions reachable from it";
     made = generate_reachable(v, root, opt);
   }
   if (!made) {
-    if (made.error().code == Error::Cancelled) return std::unexpected(made.error());
-    return fail_with(Error::Limit, "no small tables: " + made.error().message);
+    const Error::Code code = made.error().code;
+    if ((code == Error::Cancelled || code == Error::Limit) && budget.stopped()) {
+      const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      std::string msg = "stopped while making the tables of " + out.how + " (" + made.error().message + ", " +
+                        std::to_string(static_cast<int>(s + 0.5)) + " s): ";
+      if (solved_classes == 0)
+        msg += "no class made yet";
+      else
+        msg += std::to_string(solved_classes) + " classes made, up to " + std::to_string(max_solved) + " seeds, " +
+               mpos(solved_positions) + " positions; the position's own class not yet";
+      return fail_with(code, msg);
+    }
+    return fail_with(Error::TableTooSmall, "no small tables: " + made.error().message);
   }
   auto tb = Tablebase::open(dir);
   if (!tb) return std::unexpected(tb.error());

@@ -255,10 +255,46 @@ TEST(Search, TranspositionTableTooSmall) {
 
 TEST(Search, LimitsAreErrors) {
   SearchOptions o = small_options();
-  o.max_nodes = 5000;
+  o.budget.work_limit(5000);
   auto r = solve_position(variant("kalah:4:empty"), variant("kalah:4:empty")->start(4), o);
   ASSERT_FALSE(r.has_value());
   EXPECT_EQ(r.error().code, SearchError::Limit);
+}
+
+// A stop (cancel, a limit) returns through the search, in parallel splits too, and
+// leaves the searcher sound: the same searcher then gives the exact values.
+TEST(Search, StopsLeaveTheSearcherSound) {
+  for (const char* spec : {"kalah:4:empty", "oware"}) {
+    const VariantPtr v = variant(spec);
+    Position root = v->start(4);
+    if (std::string(spec) == "oware") {  // 8 seeds: small enough to solve without tables
+      root = Position{};
+      for (int i : {0, 2, 3, 5, 6, 7, 9, 11}) root.pits[static_cast<std::size_t>(i)] = 1;
+    }
+    const auto ref = solve_position(v, root, small_options());
+    ASSERT_TRUE(ref.has_value()) << ref.error().message;
+    for (bool all_moves : {true, false}) {
+      std::atomic<bool> cancel{true};
+      SearchOptions o = small_options();
+      o.threads = 2;
+      o.all_moves = all_moves;
+      o.guess_depth = 0;
+      o.budget.cancel_on(&cancel);
+      auto s = Searcher::create(v, o);
+      ASSERT_TRUE(s.has_value());
+      auto stopped = (*s)->solve(root);
+      ASSERT_FALSE(stopped.has_value()) << spec;
+      EXPECT_EQ(stopped.error().code, SearchError::Cancelled) << spec;
+      cancel = false;
+      auto again = (*s)->solve(root);
+      ASSERT_TRUE(again.has_value()) << again.error().message;
+      EXPECT_EQ(again->value, ref->value) << spec;
+      if (all_moves) {
+        ASSERT_EQ(again->moves.size(), ref->moves.size()) << spec;
+        for (std::size_t i = 0; i < ref->moves.size(); ++i) EXPECT_EQ(again->moves[i].value, ref->moves[i].value) << spec;
+      }
+    }
+  }
 }
 
 TEST(Search, TerminalAndTabledRoots) {
@@ -369,7 +405,7 @@ TEST(Search, ReachableSetTables) {
 }
 
 // Tables made on the spot (solve without --tables): whole classes when few, else the
-// reachable set, else a Limit error; the values equal the search's without tables.
+// reachable set, else TableTooSmall; the values equal the search's without tables.
 TEST(Search, SmallTablesMadeOnTheSpot) {
   const fs::path dir = fs::temp_directory_path() / ("mancala_test_search_small_" + std::to_string(::getpid()));
   struct Case {
@@ -401,6 +437,6 @@ TEST(Search, SmallTablesMadeOnTheSpot) {
   fs::remove_all(dir);
   auto too_big = make_small_tables(*variant("kalah:6:empty"), variant("kalah:6:empty")->start(4), dir, 1000, 2);
   ASSERT_FALSE(too_big.has_value());
-  EXPECT_EQ(too_big.error().code, SearchError::Limit);
+  EXPECT_EQ(too_big.error().code, SearchError::TableTooSmall);
   fs::remove_all(dir);
 }

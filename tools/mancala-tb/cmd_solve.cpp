@@ -237,6 +237,8 @@ int run_solve(const SolveArgs& a) {
   if (max_plies >= 0) return prove(v, pp, max_plies, tt_mb, time_limit, json);
 
   SearchOptions opt;
+  // --time-limit counts from here: it covers the tables made on the spot and the search.
+  opt.budget.deadline_in(time_limit).cancel_on(&g_cancel);
   std::signal(SIGINT, on_solve_signal);
   // Without --tables, a small game gets its tables made on the spot in a temporary
   // folder (removed when solve ends).
@@ -254,12 +256,12 @@ int run_solve(const SolveArgs& a) {
   } else if (!no_auto_tables) {
     made_dir.dir = std::filesystem::temp_directory_path() / ("mancala-tb-solve-" + std::to_string(::getpid()));
     auto made = make_small_tables(*v, pp.position, made_dir.dir, static_cast<std::uint64_t>(auto_mpos) * 1'000'000,
-                                  threads, &g_cancel);
+                                  threads, opt.budget);
     if (made) {
       opt.tables = made->tables;
       std::fprintf(stderr, "mancala-tb solve: no --tables given: made the tables of %s (%llu positions, %.2f s)\n",
                    made->how.c_str(), static_cast<unsigned long long>(made->positions), made->seconds);
-    } else if (made.error().code == SearchError::Cancelled) {
+    } else if (made.error().code == SearchError::Cancelled || made.error().code == SearchError::Limit) {
       return search_failed(made.error(), false);
     } else {
       std::fprintf(stderr, "mancala-tb solve: no --tables given and too large for tables made on the spot (%s); searching without tables\n",
@@ -268,8 +270,6 @@ int run_solve(const SolveArgs& a) {
   }
   opt.tt_bytes = static_cast<std::uint64_t>(tt_mb) << 20;
   opt.threads = threads;
-  opt.time_limit = time_limit;
-  opt.cancel = &g_cancel;
   opt.principal_variation = !no_pv;
   opt.all_moves = !best_only;
   opt.guess_depth = guess_depth;
@@ -357,8 +357,10 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
   c->add_option("--tables", a->tables,
                 "table folder made by `mancala-tb generate`. Without it, solve makes the tables a small "
                 "position needs itself, in a temporary folder removed at the end (every class up to its "
-                "seeds, or the positions reachable from it, if at most --auto-tables-mpos million; it says "
-                "so on stderr), else searches to the end of the game without tables");
+                "seeds, only those its moves can reach where captures take a fixed number of seeds (Cenne: 4), "
+                "or the positions reachable from it, if at most --auto-tables-mpos million; it says so on "
+                "stderr), else searches to the end of the game without tables. --time-limit covers the "
+                "making of the tables too");
   c->add_option("--auto-tables-mpos", a->auto_mpos,
                 "the limit of tables made on the spot (default 8 million positions, about 10 s)")
       ->check(CLI::Range(0, 1 << 20));

@@ -99,8 +99,9 @@ struct SearchOptions {
   std::shared_ptr<const Tablebase> tables;  // may be null: search to the end of the game
   std::uint64_t tt_bytes = 64ull << 20;     // transposition table memory (at least 1 MiB)
   int threads = 0;                          // 0 = all cores
-  double time_limit = 0;                    // seconds, 0 = none (then Limit error)
-  std::uint64_t max_nodes = 0;              // 0 = none (then Limit error)
+  // Deadline, positions searched (the work limit) and cancel flag (error.h): a stop
+  // ends the call with Limit (the bounds proven so far in the message) or Cancelled.
+  Budget budget;
   bool principal_variation = true;
   // Every first move's exact value (true), or the value and one best move only
   // (false; Kalah; games with cycles always give every first move).
@@ -109,7 +110,6 @@ struct SearchOptions {
   // ... plies up to this many (0: guess 0).
   int guess_depth = 21;
   std::function<void(const SearchProgress&)> progress;  // serialised; the core never prints
-  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct RootMoveValue {
@@ -156,20 +156,24 @@ std::expected<SearchResult, SearchError> solve_position(VariantPtr v, const Posi
 
 namespace mancala {
 
-// Tables made on the spot for a position small enough (issue 16): every class up to
-// the position's seeds when they hold at most `max_positions` positions (generate.h
-// `generate`), else the positions reachable from it if they are at most that many
-// (`generate_reachable`), written to `dir`. Limit when neither fits; the caller then
-// searches without tables. The core never prints: `how` says what was made.
+// Tables made on the spot for a position small enough (issue 16), written to `dir`:
+// the classes up to the position's seeds when they hold at most `max_positions`
+// positions (generate.h `generate_classes`; only the classes whose seeds differ from
+// the position's by a multiple of the step its moves show, e.g. 4 in Cenne where a
+// capture takes 4 seeds: a wrong guess is caught by the generation, which then makes
+// every class), else the positions reachable from it if they are at most that many
+// (`generate_reachable`). The core never prints: `how` says what was made.
+// Errors: TableTooSmall when neither fits (the caller then searches without
+// tables); Limit / Cancelled when `budget` stops it (the message says what was made
+// by then); BadPosition; a table's own error reading the folder back.
 struct SmallTables {
   std::shared_ptr<const Tablebase> tables;
   std::string how;              // "every class up to 12 seeds" / "the positions reachable from it"
   std::uint64_t positions = 0;  // positions solved
   double seconds = 0;
 };
-std::expected<SmallTables, SearchError> make_small_tables(const Variant& v, const Position& root,
-                                                          const std::filesystem::path& dir,
-                                                          std::uint64_t max_positions = 8'000'000, int threads = 0,
-                                                          const std::atomic<bool>* cancel = nullptr);
+Result<SmallTables> make_small_tables(const Variant& v, const Position& root, const std::filesystem::path& dir,
+                                      std::uint64_t max_positions = 8'000'000, int threads = 0,
+                                      const Budget& budget = {});
 
 }  // namespace mancala
