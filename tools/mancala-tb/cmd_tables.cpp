@@ -381,7 +381,10 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
                   "with --from: stop if more than M million positions are reachable (default 200; "
                   "about 8 bytes each while enumerating)")
         ->check(CLI::Range(1, 100000));
-    c->add_option("--threads", g->threads, "worker threads (default: all cores)")->check(CLI::Range(0, 1024));
+    c->add_option("--threads", g->threads,
+                  "worker threads (default: all cores); with more than one, each class's file is written by one "
+                  "more thread while the next class is solved")
+        ->check(CLI::Range(0, 1024));
     c->add_option("--level", g->level, "zstd level of the files, 1..19 (default 9)")->check(CLI::Range(1, 19));
     c->add_option("--memory-mb", g->memory_mb,
                   "memory for the class being solved and the solved classes, in MiB (default 1024; 0: no "

@@ -551,10 +551,13 @@ class ClassSolver {
     Index tail[kSide];
     Tails() { std::fill(key, key + kSide, ~std::uint64_t{0}); }  // no half has these bytes
   };
+  // Read as the two words sow() stores (a load across both would wait for them to
+  // reach the cache: no store forwarding).
   static std::uint64_t second_half(const Seeds* b, int m) {
-    std::uint64_t h;
-    std::memcpy(&h, b + m, sizeof h);
-    return h;
+    std::uint64_t lo, hi;
+    std::memcpy(&lo, b, sizeof lo);
+    std::memcpy(&hi, b + 8, sizeof hi);
+    return m == 8 ? hi : (lo >> (8 * m)) | (hi << (64 - 8 * m));
   }
   // Finds the slots of the children of board b (n seeds; `own`: the tail of b) and
   // prefetches them.
