@@ -173,7 +173,7 @@ struct SmallTables {
   double seconds = 0;
 };
 Result<SmallTables> make_small_tables(const Variant& v, const Position& root, const std::filesystem::path& dir,
-                                      std::uint64_t max_positions = 8'000'000, int threads = 0,
+                                      std::uint64_t max_positions = 12'000'000, int threads = 0,
                                       const Budget& budget = {});
 
 }  // namespace mancala
