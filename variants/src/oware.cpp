@@ -82,24 +82,23 @@ Variant::Parents Oware::in_class_parents(const Position& p, std::vector<Position
     Position q = b;
     int j = i;
     for (int s = 1; s <= n; ++s) {
-      j = (j + 1) % kPits;
-      if (j == i) j = (j + 1) % kPits;
+      j = j + 1 == kPits ? 0 : j + 1;
+      if (j == i) j = j + 1 == kPits ? 0 : j + 1;
       auto& c = q.pits[static_cast<std::size_t>(j)];
       if (c == 0) break;
       --c;
       // The last seed landing on an opponent 2 or 3 would have captured: not in-class.
       const int after = b.pits[static_cast<std::size_t>(j)];
       if (j >= kRow && (after == 2 || after == 3)) continue;
-      Position parent = q;
+      Position& parent = out.emplace_back(q);  // built in place
       parent.pits[static_cast<std::size_t>(i)] = static_cast<Seeds>(s);
       if (starved) {
         std::vector<Child> kids;
         children(parent, kids);
         bool legal = false;
-        for (const Child& c : kids) legal = legal || (c.gain_mover == 0 && c.next == p);
-        if (!legal) continue;
+        for (const Child& k : kids) legal = legal || (k.gain_mover == 0 && k.next == p);
+        if (!legal) out.pop_back();
       }
-      out.push_back(parent);
     }
   }
   return Parents::Exact;
