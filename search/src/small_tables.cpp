@@ -33,12 +33,6 @@ int seed_step(const Variant& v, const Position& root, std::size_t sample) {
   return step;
 }
 
-std::string mpos(std::uint64_t n) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f M", static_cast<double>(n) / 1e6);
-  return buf;
-}
-
 }  // namespace
 
 Result<SmallTables> make_small_tables(const Variant& v, const Position& root, const std::filesystem::path& dir,
@@ -53,14 +47,13 @@ Result<SmallTables> make_small_tables(const Variant& v, const Position& root, co
   opt.budget = budget;
   opt.max_positions = max_positions;
   opt.zstd_level = 1;  // read back at once by this process: speed over size
-  // What was made when a stop came: the classes solved and their positions.
-  int solved_classes = 0, max_solved = -1;
-  std::uint64_t solved_positions = 0;
+  // What was made when a stop came: the classes started (a class is solved once the
+  // next one starts: its file may still be being written) and those written.
+  std::vector<int> started;
+  int written = 0;
   opt.on_event = [&](const GenerateEvent& e) {
-    if (e.kind != GenerateEvent::Solved && e.kind != GenerateEvent::Loaded) return;
-    ++solved_classes;
-    max_solved = std::max(max_solved, e.key.seeds);
-    solved_positions += e.positions;
+    if (e.kind == GenerateEvent::Started) started.push_back(e.key.seeds);
+    if (e.kind == GenerateEvent::Solved || e.kind == GenerateEvent::Loaded) ++written;
   };
   SmallTables out;
   Result<GenerateReport> made;
@@ -99,11 +92,13 @@ Result<SmallTables> make_small_tables(const Variant& v, const Position& root, co
       const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       std::string msg = "stopped while making the tables of " + out.how + " (" + made.error().message + ", " +
                         std::to_string(static_cast<int>(s + 0.5)) + " s): ";
-      if (solved_classes == 0)
-        msg += "no class made yet";
+      const std::size_t done = std::max(static_cast<std::size_t>(written), started.empty() ? 0 : started.size() - 1);
+      if (done == 0)
+        msg += "no class solved yet";
       else
-        msg += std::to_string(solved_classes) + " classes made, up to " + std::to_string(max_solved) + " seeds, " +
-               mpos(solved_positions) + " positions; the position's own class not yet";
+        msg += std::to_string(done) + (done == 1 ? " class" : " classes") + " solved, up to " +
+               std::to_string(started[done - 1]) + " seeds";
+      if (started.size() > done) msg += "; the class of " + std::to_string(started.back()) + " seeds not finished";
       return fail_with(code, msg);
     }
     return fail_with(Error::TableTooSmall, "no small tables: " + made.error().message);
