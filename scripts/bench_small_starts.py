@@ -82,7 +82,7 @@ def main():
         status = "ok" if rc == 0 and secs < 10 else ("slow" if rc == 0 else f"failed (rc {rc})")
         if rc != 0:
             last = [l for l in err.strip().splitlines() if l.strip()]
-            value = (last[-1][:160] if last else "")
+            value = (last[-1].replace("mancala-tb solve: error: ", "")[:240] if last else "")
         row = dict(variant=spec, per_pit=n, seeds=seeds, value=value, seconds=f"{secs:.2f}", cpu_seconds=f"{cpu:.2f}",
                    status=status, tables=tables, load=f"{load:.1f}", command=" ".join(cmd))
         rows.append(row)
