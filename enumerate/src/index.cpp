@@ -28,17 +28,29 @@ DistributionIndex::DistributionIndex(int pits, int max_seeds, IndexFilter filter
         table_[(((static_cast<std::size_t>(j) * M + static_cast<std::size_t>(m)) * (M + 1)) + static_cast<std::size_t>(m + 1)) * 2 + static_cast<std::size_t>(z)] = total;
         C(j, m, z) = total;
       }
-  if (filter.active()) {  // B(j, m) padded with zeros below m = 0, and c_j (index.h)
-    shift_ = max_seeds + pits;
-    stride_ = shift_ + max_seeds + 1;
-    padded_.assign(static_cast<std::size_t>(pits + 1) * static_cast<std::size_t>(stride_), 0);
-    auto B = [&](int j, int m) -> Index& { return padded_[static_cast<std::size_t>(j) * static_cast<std::size_t>(stride_) + static_cast<std::size_t>(shift_ + m)]; };
-    B(pits, 0) = 1;
-    for (int j = pits - 1; j >= 0; --j)
-      for (int m = 0; m <= max_seeds; ++m) B(j, m) = (m > 0 ? B(j, m - 1) : 0) + B(j + 1, m);
-    const int a = std::min(filter.zero_from, pits), b = std::min(filter.zero_to, pits);
-    set_aside_.resize(static_cast<std::size_t>(pits));
-    for (int j = 0; j < pits; ++j) set_aside_[static_cast<std::size_t>(j)] = std::max(0, b - std::max(a, j + 1));
+  if (filter.active()) {  // the three tables of the telescoped U(x) - F(x) (index.h)
+    auto B = [&](int j, int m) -> Index { return m < 0 || j < 0 ? 0 : C(j, m, 1); };  // z = 1: no constraint left
+    const int a = std::min(filter.zero_from, pits), b = std::min(filter.zero_to, pits), e = std::min(b, pits - 1);
+    auto d = [&](int j) { return std::max(0, b - std::max(a, j + 1)); };  // c_j
+    in_filter_.assign(static_cast<std::size_t>(pits), 0);
+    for (int j = a; j < e; ++j) in_filter_[static_cast<std::size_t>(j)] = 1;
+    telescoped_.assign(3 * static_cast<std::size_t>(pits) * M, 0);
+    for (int j = 0; j < pits; ++j)
+      for (int m = 0; m <= max_seeds; ++m) {
+        // U: B(j, m_j), the head of U_j, less B(j-1, m_j), the tail of U_{j-1}.
+        const Index u = (j <= pits - 2 ? B(j, m) : 0) - (j >= 1 ? B(j - 1, m) : 0);
+        // F_j's head (with its v = 0 term in the filtered pits) and F_{j-1}'s tail.
+        const Index head = j <= pits - 2 ? B(j, m - d(j)) - (in_filter_[static_cast<std::size_t>(j)] ? B(j + 1, m - d(j)) : 0) : 0;
+        const Index tail = j >= 1 ? B(j - 1, m - d(j - 1)) : 0;
+        auto at = [&](std::size_t state) -> Index& {
+          return telescoped_[(state * static_cast<std::size_t>(pits) + static_cast<std::size_t>(j)) * M + static_cast<std::size_t>(m)];
+        };
+        at(0) = u - head + tail;
+        // Pit j-1 was the first empty filtered pit: F_{j-1} = 0, so its tail cancels its
+        // head and the v = 0 term the head held, B(j, m_j - c_{j-1}) (m_j = m_{j-1}), is taken back.
+        at(1) = u + tail - (j >= 1 ? B(j, m - d(j - 1)) : 0);
+        at(2) = u;
+      }
   } else {  // E(j, s) = [j < P-1] B(j, s) - [j > 0] B(j-1, s), B(j, s) = C(j, s, 0)
     steps_.assign(static_cast<std::size_t>(pits) * M, 0);
     for (int j = 0; j < pits; ++j)
@@ -49,37 +61,18 @@ DistributionIndex::DistributionIndex(int pits, int max_seeds, IndexFilter filter
 }
 
 Index DistributionIndex::rank_filtered(const Seeds* x, int n) const {
+  // U(x) - F(x) telescoped (index.h): one look-up per pit in the table of the pit's
+  // state (0: every filtered pit before it non-empty, 1: the pit before it was the
+  // first empty one, 2: later).
+  const std::size_t M = static_cast<std::size_t>(max_seeds_) + 1, PM = static_cast<std::size_t>(pits_) * M;
+  const Index* t = telescoped_.data();
   Index r = 0;
-  // U(x) - F(x) (see index.h); b[j * stride_ + m] = B(j, m).
-  const Index* b = padded_.data() + shift_;
-  const int a = std::min(filter_.zero_from, pits_ - 1), e = std::min(filter_.zero_to, pits_ - 1);
-  const std::size_t S = static_cast<std::size_t>(stride_);
-  int m = n, j = 0;
-  for (; j < a; ++j, b += S) {  // before the filtered pits: c_j = b - a
-    const int rest = m - x[j], mc = m - set_aside_[static_cast<std::size_t>(j)];
-    r += b[m] - b[rest] - b[mc] + b[mc - x[j]];
-    m = rest;
-  }
-  for (; j < e; ++j, b += S) {  // in the filtered pits, while every one so far is non-empty
-    const int rest = m - x[j];
-    r += b[m] - b[rest];
-    if (x[j] == 0) {
-      m = rest;
-      for (++j, b += S; j < pits_ - 1; ++j, b += S) {
-        const int rest2 = m - x[j];
-        r += b[m] - b[rest2];
-        m = rest2;
-      }
-      return r;
-    }
-    const int mc = m - set_aside_[static_cast<std::size_t>(j)];
-    r -= b[mc] - b[mc - x[j]] - b[static_cast<std::ptrdiff_t>(S) + mc];
-    m = rest;
-  }
-  for (; j < pits_ - 1; ++j, b += S) {  // after them (the prefix kept them non-empty)
-    const int rest = m - x[j], mc = m - set_aside_[static_cast<std::size_t>(j)];
-    r += b[m] - b[rest] - b[mc] + b[mc - x[j]];
-    m = rest;
+  std::size_t state = 0;
+  int m = n;
+  for (int j = 0; j < pits_; ++j, t += M) {
+    r += t[state * PM + static_cast<std::size_t>(m)];
+    state = state ? 2 : static_cast<std::size_t>(in_filter_[static_cast<std::size_t>(j)] & (x[j] == 0 ? 1 : 0));
+    m -= x[j];
   }
   return r;
 }

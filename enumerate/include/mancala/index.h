@@ -41,6 +41,13 @@
 // Example above (a = 1, b = 3): x = (1,1,0), U = 4; j = 0: c = 2, F_0 = B(0,0) -
 // B(0,-1) = 1 (y = (0,1,1)); j = 1: c = 1, F_1 = B(1,0) - B(1,-1) - B(2,0) = 0;
 // rank = 4 - 1 = 3.
+// rank() sums the terms telescoped, grouped by pit: the terms of U_j, U_{j-1}, F_j
+// and F_{j-1} that read m_j go into one entry t_s(j, m_j) of the table of the pit's
+// state s: 0 while every filtered pit before j is non-empty (F_{j-1} and F_j count),
+// 1 right after the first empty one (F_{j-1} = 0: its head is taken back), 2 later
+// (U alone). One look-up per pit, in 3 x P x (N+1) entries (6 KiB for Oware at 20).
+// Example: t_0(0,2) = B(0,2) - B(0,0) = 5, t_0(1,1) = B(1,1) - B(0,1) - B(1,0) +
+// B(2,0) + B(0,-1) = -1, t_0(2,0) = -B(1,0) + B(1,-1) = -1: rank 5 - 1 - 1 = 3.
 #pragma once
 
 #include <algorithm>
@@ -102,11 +109,10 @@ class DistributionIndex {
   // pits in lexicographic order: (0,0,0,3) (0,0,1,2) (0,0,2,1) (0,0,3,0) (0,1,0,2).
   // The table has P x (N+1) entries and stays in L1.
   std::vector<Index> steps_;   // E(j, s) at j * (max_seeds + 1) + s (no filter only)
-  // With a filter: B(j, m) for m in [-shift_, max_seeds] at j * stride_ + shift_ + m
-  // (zeros below m = 0), and c_j per pit.
-  std::vector<Index> padded_;
-  std::vector<int> set_aside_;
-  int shift_ = 0, stride_ = 0;
+  // With a filter: the telescoped U(x) - F(x) (see the top of this file), one table
+  // per state at (state * P + j) * (max_seeds + 1) + m; in_filter_[j] = j in [a, b).
+  std::vector<Index> telescoped_;
+  std::vector<std::uint8_t> in_filter_;
   std::vector<Index> counts_;  // C(j, m, z), j in [0, P]
   std::vector<Index> table_;   // T(j, m, v, z), v in [0, m+1]
 };
