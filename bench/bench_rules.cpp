@@ -36,7 +36,7 @@ std::vector<Position> sample_positions(const Variant& v) {
 void turn_generation(benchmark::State& state, const std::string& spec) {
   const auto made = make_variant(spec);
   if (!made) {
-    state.SkipWithError(made.error().c_str());
+    state.SkipWithError(made.error().message.c_str());
     return;
   }
   const Variant& v = **made;

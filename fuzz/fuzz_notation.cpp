@@ -27,7 +27,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   auto p = mancala::parse_position(text);
   if (!p) {
-    check(!p.error().empty(), "an error has a message");
+    check(!p.error().message.empty() && p.error().code == mancala::Error::BadPosition, "an error has a message and the code BadPosition");
     return 0;
   }
   const mancala::Variant& v = *p->variant;

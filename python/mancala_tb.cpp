@@ -75,7 +75,7 @@ std::string position_text(const py::object& position, const py::object& pits, co
 
 ParsedPosition parse(const std::string& text) {
   auto pp = parse_position(text);
-  if (!pp) throw Failure{TableError::BadPosition, pp.error()};
+  if (!pp) throw Failure{pp.error().code, pp.error().message};
   return *pp;
 }
 

@@ -144,10 +144,10 @@ std::variant<Command, int> parse(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return refuse(std::string(e.what()) + " (see --help)");
   }
-  std::expected<VariantPtr, std::string> v = std::unexpected(std::string("generate needs a VARIANT or --from POSITION"));
+  Result<VariantPtr> v = fail_with(Error::InvalidArgument, "generate needs a VARIANT or --from POSITION");
   if (!from.empty()) {
     auto root = parse_position(from);
-    if (!root) return refuse("--from: " + root.error());
+    if (!root) return refuse("--from: " + root.error().message);
     if (!c.variant.empty() && c.variant != root->variant->name())
       return refuse("the variant '" + c.variant + "' differs from the --from position's " + root->variant->name());
     v = root->variant;
@@ -155,7 +155,7 @@ std::variant<Command, int> parse(int argc, char** argv) {
   } else if (!c.variant.empty()) {
     v = make_variant(c.variant);
   }
-  if (!v) return refuse(v.error());
+  if (!v) return refuse(v.error().message);
   if (max_seeds > (*v)->total_seeds())
     return refuse("--max-seeds " + std::to_string(max_seeds) + " is more than the " +
                   std::to_string((*v)->total_seeds()) + " seeds of " + (*v)->name());

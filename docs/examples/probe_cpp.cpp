@@ -10,7 +10,7 @@ int main(int argc, char** argv) {
   auto tb = mancala::Tablebase::open(argv[1]);
   if (!tb) return std::fprintf(stderr, "%s\n", tb.error().message.c_str()), 1;
   auto pos = mancala::parse_position(argv[2]);  // normalised: side to move as South
-  if (!pos) return std::fprintf(stderr, "%s\n", pos.error().c_str()), 1;
+  if (!pos) return std::fprintf(stderr, "%s\n", pos.error().message.c_str()), 1;
   const mancala::Variant& v = *pos->variant;
   auto r = (*tb)->probe(v, pos->position);
   if (!r) return std::fprintf(stderr, "%s\n", r.error().message.c_str()), 1;

@@ -104,7 +104,7 @@ mtb_error mtb_probe(mtb_tables* tb, const char* position, mtb_result* out) {
     if (!tb || !position || !out) return fail(MTB_ERR_ARGUMENT, "mtb_probe: NULL argument");
     std::memset(out, 0, sizeof *out);
     auto pp = mancala::parse_position(position);
-    if (!pp) return fail(MTB_ERR_POSITION, pp.error());
+    if (!pp) return fail(MTB_ERR_POSITION, pp.error().message);
     const auto& v = *pp->variant;
     auto r = tb->tb->probe(v, pp->position);
     if (!r) return from_table_error(r.error());
@@ -127,7 +127,7 @@ mtb_error mtb_value(mtb_tables* tb, const char* position, int* value, int* plies
   return guarded([&] {
     if (!tb || !position || !value) return fail(MTB_ERR_ARGUMENT, "mtb_value: NULL argument");
     auto pp = mancala::parse_position(position);
-    if (!pp) return fail(MTB_ERR_POSITION, pp.error());
+    if (!pp) return fail(MTB_ERR_POSITION, pp.error().message);
     const auto& v = *pp->variant;
     auto r = tb->tb->value(v, pp->position);
     if (!r) {

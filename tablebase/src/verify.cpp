@@ -29,16 +29,16 @@ std::optional<Value> class_value(const Variant& v, const SolvedClasses& solved, 
 
 }  // namespace
 
-std::expected<VerifyReport, std::string> verify_tables(const fs::path& dir, const Variant& v, const VerifyOptions& opt) {
+Result<VerifyReport> verify_tables(const fs::path& dir, const Variant& v, const VerifyOptions& opt) {
   auto tb = Tablebase::open(dir);
-  if (!tb) return std::unexpected(tb.error().message);
+  if (!tb) return std::unexpected(tb.error());
   VerifyReport rep;
   // Files whose names cannot be tables are never read: each is a problem to report.
   for (const std::string& why : (*tb)->ignored()) {
     if (++rep.mismatches <= 10) rep.problems.push_back("ignored " + why);
   }
   std::vector<ClassKey> keys = (*tb)->classes(v.name());
-  if (keys.empty()) return std::unexpected(dir.string() + ": no tables for " + v.name());
+  if (keys.empty()) return fail_with(Error::NotFound, dir.string() + ": no tables for " + v.name());
   std::sort(keys.begin(), keys.end());
   // Solving order: the variant's own order restricted to the classes present, then
   // the classes the order does not know (reachable sets), fewest seeds first.

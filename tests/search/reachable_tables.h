@@ -21,7 +21,7 @@ class ReachableTables {
   // Fails the test (ASSERT) when the root does not parse or the tables cannot be built.
   void build(const VariantPtr& v, const std::string& root_text, int max_seeds, const std::string& tag) {
     const auto root = parse_position(v, root_text);
-    ASSERT_TRUE(root) << root.error();
+    ASSERT_TRUE(root) << root.error().message;
     root_ = root->position;
     dir_ = std::filesystem::temp_directory_path() / ("mancala_test_" + tag + "_" + std::to_string(::getpid()));
     std::filesystem::remove_all(dir_);

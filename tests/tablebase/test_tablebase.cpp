@@ -149,10 +149,23 @@ TEST(Generate, SmallCenneBoardsGenerateAndVerify) {
     TempDir d;
     gen(spec, seeds, d.path);
     const auto rep = verify_tables(d.path, *variant(spec), VerifyOptions{});
-    ASSERT_TRUE(rep) << rep.error();
+    ASSERT_TRUE(rep) << rep.error().message;
     EXPECT_EQ(rep->mismatches, 0u) << spec << ": " << (rep->problems.empty() ? "" : rep->problems[0]);
     EXPECT_GT(rep->classes, seeds + 1) << spec << ": the jeppe classes are generated";
   }
+}
+
+// verify_tables fails only when it cannot start: NotFound for a folder without the
+// variant's tables (or no folder at all).
+TEST(Generate, VerifyErrorCodes) {
+  TempDir d;
+  gen("kalah:2:empty", 2, d.path);
+  const auto other = verify_tables(d.path, *variant("oware"), VerifyOptions{});
+  ASSERT_FALSE(other);
+  EXPECT_EQ(other.error().code, Error::NotFound) << other.error().message;
+  const auto none = verify_tables(d.path / "no-such-folder", *variant("kalah:2:empty"), VerifyOptions{});
+  ASSERT_FALSE(none);
+  EXPECT_EQ(none.error().code, Error::NotFound) << none.error().message;
 }
 
 // kill -9 in the middle of a class, then the same command: identical files.
@@ -282,7 +295,7 @@ TEST(Generate, TinyMemoryBudgetGivesIdenticalFiles) {
 // The same for a reachable set (generate --from: subset indexes, 2-byte win/loss values).
 TEST(Generate, TinyMemoryBudgetReachableSet) {
   const auto root = parse_position("imbelece 1,0,0,0,0,0,0,1/1,0,0,0,0,0,1,1 S first");
-  ASSERT_TRUE(root) << root.error();
+  ASSERT_TRUE(root) << root.error().message;
   TempDir whole, paged;
   for (const auto& [dir, budget] : {std::pair<fs::path, std::uint64_t>{whole.path, 0}, {paged.path, 1}}) {
     GenerateOptions opt;

@@ -18,7 +18,7 @@ using namespace mancala;
 
 inline ParsedPosition parse_or_die(const std::string& text) {
   auto p = parse_position(text);
-  EXPECT_TRUE(p) << text << ": " << (p ? "" : p.error());
+  EXPECT_TRUE(p) << text << ": " << (p ? "" : p.error().message);
   if (!p) throw std::runtime_error("bad test position " + text);
   return *p;
 }

@@ -159,7 +159,7 @@ TEST(Cenne, UnequalSidesFlipWithTheSideToMove) {
 TEST(Cenne, ParseErrors) {
   auto err = [](const std::string& t) {
     auto p = parse_position(t);
-    return p ? std::string("(accepted)") : p.error();
+    return p ? std::string("(accepted)") : p.error().message;
   };
   EXPECT_NE(err("cenne:7:7 5,5,5,5,5,5,5/5,5,5,5,5,5,5 S").find("70 seeds"), std::string::npos);
   EXPECT_NE(err("cenne:4:4 5,5,5,5/4,4,4,1 S").find("33 seeds"), std::string::npos);

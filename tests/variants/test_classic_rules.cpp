@@ -21,13 +21,13 @@ namespace {
 
 VariantPtr variant(const std::string& spec) {
   auto v = make_variant(spec);
-  if (!v) throw std::runtime_error(v.error());
+  if (!v) throw std::runtime_error(v.error().message);
   return *v;
 }
 
 ParsedPosition parsed(const std::string& text) {
   auto p = parse_position(text);
-  if (!p) throw std::runtime_error(p.error());
+  if (!p) throw std::runtime_error(p.error().message);
   return *p;
 }
 
@@ -695,8 +695,8 @@ TEST(ClassicNotation, OneClearErrorPerMalformedInput) {
   for (const Bad& b : bad) {
     const auto p = parse_position(b.text);
     ASSERT_FALSE(p.has_value()) << "accepted: '" << b.text << "'";
-    EXPECT_NE(p.error().find(b.says), std::string::npos) << "'" << b.text << "' gave: " << p.error();
-    EXPECT_EQ(p.error().find('\n'), std::string::npos) << "one line: " << p.error();
+    EXPECT_NE(p.error().message.find(b.says), std::string::npos) << "'" << b.text << "' gave: " << p.error().message;
+    EXPECT_EQ(p.error().message.find('\n'), std::string::npos) << "one line: " << p.error().message;
   }
 }
 

@@ -18,7 +18,7 @@ namespace {
 
 ParsedPosition parse(const std::string& text) {
   auto p = parse_position(text);
-  EXPECT_TRUE(p) << text << ": " << (p ? "" : p.error());
+  EXPECT_TRUE(p) << text << ": " << (p ? "" : p.error().message);
   return *p;
 }
 
@@ -52,7 +52,7 @@ std::string turn(const std::string& text, int pit) {
 std::string check_error(const std::string& text) {
   auto p = parse_position(text);
   EXPECT_FALSE(p) << text << " should be rejected";
-  return p ? std::string() : p.error();
+  return p ? std::string() : p.error().message;
 }
 
 }  // namespace

@@ -173,7 +173,7 @@ TEST(KotuBaendum, NoLegalMoveEndsTheGame) {
 TEST(KotuBaendum, ParseErrors) {
   auto err = [](const std::string& t) {
     auto p = parse_position(t);
-    return p ? std::string("(accepted)") : p.error();
+    return p ? std::string("(accepted)") : p.error().message;
   };
   EXPECT_NE(err("kotu-baendum 0,0,0,0S,0,0,0/0,0,0,0,0,0,1 S").find("only the end holes"), std::string::npos);
   EXPECT_NE(err("kotu-baendum 9,9,9,9,9,9,1/1,0,0,0,0,0,1 S").find("57 seeds"), std::string::npos);

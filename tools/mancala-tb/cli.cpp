@@ -110,7 +110,7 @@ ParsedPosition position_from_words(const std::vector<std::string>& words, std::s
     return pp;
   }
   auto p = parse_position(v, join_words(words, from + 1, to));
-  if (!p) throw UsageError(p.error());
+  if (!p) throw UsageError(p.error().message);
   return *p;
 }
 
@@ -125,13 +125,13 @@ std::vector<std::string> split_positions(const std::vector<std::string>& words) 
 
 VariantPtr variant_or_throw(const std::string& spec) {
   auto v = make_variant(spec);
-  if (!v) throw UsageError(v.error());
+  if (!v) throw UsageError(v.error().message);
   return *v;
 }
 
 ParsedPosition position_or_throw(const std::string& text) {
   auto p = parse_position(text);
-  if (!p) throw UsageError(p.error());
+  if (!p) throw UsageError(p.error().message);
   return *p;
 }
 

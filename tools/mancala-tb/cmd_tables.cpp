@@ -62,7 +62,7 @@ ProbeAnswer probe_one(const Tablebase& tb, const std::string& input) {
   try {
     auto pp = parse_position(input);
     if (!pp) {
-      a.result = std::unexpected(TableError{TableError::BadPosition, pp.error()});
+      a.result = std::unexpected(pp.error());
       return a;
     }
     a.pp = *pp;
@@ -247,7 +247,7 @@ int run_verify(const std::vector<std::string>& w, int threads) {
     opt.progress = [&](const std::string& what, std::uint64_t d, std::uint64_t t) { bar.show(what, d, t); };
     auto rep = verify_tables(w[0], *v, opt);
     bar.finish();
-    if (!rep) throw std::runtime_error(rep.error());
+    if (!rep) throw std::runtime_error(rep.error().message);
     if (rep->mismatches == 0) {
       std::printf("%s: OK, %llu classes, %llu positions, every value re-derived from its children\n", v->name().c_str(),
                   static_cast<unsigned long long>(rep->classes), static_cast<unsigned long long>(rep->positions));

@@ -37,25 +37,25 @@ std::expected<std::vector<std::string_view>, std::string> cells(std::string_view
 
 }  // namespace
 
-std::expected<ParsedPosition, std::string> parse_position(std::string_view text) {
+Result<ParsedPosition> parse_position(std::string_view text) {
   const auto w = words(text);
-  if (w.empty()) return std::unexpected("empty position (expected: VARIANT PITS SIDE [FLAGS])");
+  if (w.empty()) return fail_with(Error::BadPosition, "empty position (expected: VARIANT PITS SIDE [FLAGS])");
   auto v = make_variant(w[0]);
-  if (!v) return std::unexpected(v.error());
+  if (!v) return fail_with(Error::BadPosition, v.error().message);
   const std::size_t at = text.find(w[0]) + w[0].size();
   return parse_position(*v, text.substr(at));
 }
 
-std::expected<ParsedPosition, std::string> parse_position(const VariantPtr& v, std::string_view rest) {
+Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest) {
   const auto w = words(rest);
   const std::string who = v->name();
-  if (w.size() < 2) return std::unexpected(who + ": expected PITS SIDE [FLAGS] after the variant, e.g. '" + format_position(*v, v->start(), Side::South) + "'");
+  if (w.size() < 2) return fail_with(Error::BadPosition, who + ": expected PITS SIDE [FLAGS] after the variant, e.g. '" + format_position(*v, v->start(), Side::South) + "'");
   // Flags first: they can change the board's geometry (none do today but Cenne's flip).
   Position p;
   Side side;
   if (w[1] == "S") side = Side::South;
   else if (w[1] == "N") side = Side::North;
-  else return std::unexpected(who + ": side to move must be S or N, got '" + w[1] + "'");
+  else return fail_with(Error::BadPosition, who + ": side to move must be S or N, got '" + w[1] + "'");
   int jeppe = -1;
   for (std::size_t i = 2; i < w.size(); ++i) {
     const std::string& f = w[i];
@@ -66,17 +66,17 @@ std::expected<ParsedPosition, std::string> parse_position(const VariantPtr& v, s
       const char* b = f.data() + 6;
       const auto [ptr, ec] = std::from_chars(b, f.data() + f.size(), j);
       if (ec != std::errc() || ptr != f.data() + f.size() || j < 0 || j >= v->pits())
-        return std::unexpected(who + ": jeppe must name a pit 0.." + std::to_string(v->pits() - 1) + ", got '" + f + "'");
+        return fail_with(Error::BadPosition, who + ": jeppe must name a pit 0.." + std::to_string(v->pits() - 1) + ", got '" + f + "'");
       jeppe = j;
     } else {
-      return std::unexpected(who + ": unknown flag '" + f + "' (known: first, atappe, jeppe=P)");
+      return fail_with(Error::BadPosition, who + ": unknown flag '" + f + "' (known: first, atappe, jeppe=P)");
     }
   }
   // PITS, as written: South's half first in circuit order from pit 0.
   const std::string& pits = w[0];
   const std::size_t slash = pits.find('/');
   if (slash == std::string::npos || pits.find('/', slash + 1) != std::string::npos)
-    return std::unexpected(who + ": pits must be two halves separated by one '/', got '" + pits + "'");
+    return fail_with(Error::BadPosition, who + ": pits must be two halves separated by one '/', got '" + pits + "'");
   Position absolute;  // South-at-bottom orientation as written
   const int south_n = v->south_pits(absolute);
   const int total_n = v->pits();
@@ -86,7 +86,7 @@ std::expected<ParsedPosition, std::string> parse_position(const VariantPtr& v, s
   for (int h = 0; h < 2; ++h) {
     const auto c = *cells(halves[h]);
     if (static_cast<int>(c.size()) != want[h])
-      return std::unexpected(who + ": " + (h == 0 ? "South" : "North") + "'s half must list " + std::to_string(want[h]) +
+      return fail_with(Error::BadPosition, who + ": " + (h == 0 ? "South" : "North") + "'s half must list " + std::to_string(want[h]) +
                              " pits, got " + std::to_string(c.size()) + " in '" + std::string(halves[h]) + "'");
     for (std::string_view cell : c) {
       Mark mark = Mark::None;
@@ -97,8 +97,8 @@ std::expected<ParsedPosition, std::string> parse_position(const VariantPtr& v, s
       int n = 0;
       const auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), n);
       if (cell.empty() || ec != std::errc() || ptr != cell.data() + cell.size())
-        return std::unexpected(who + ": pit " + std::to_string(idx) + " must be a number of seeds (optionally with suffix S, N or x), got '" + std::string(cell) + "'");
-      if (n < 0 || n > 255) return std::unexpected(who + ": pit " + std::to_string(idx) + " holds an impossible number of seeds (" + std::to_string(n) + ")");
+        return fail_with(Error::BadPosition, who + ": pit " + std::to_string(idx) + " must be a number of seeds (optionally with suffix S, N or x), got '" + std::string(cell) + "'");
+      if (n < 0 || n > 255) return fail_with(Error::BadPosition, who + ": pit " + std::to_string(idx) + " holds an impossible number of seeds (" + std::to_string(n) + ")");
       absolute.pits[static_cast<std::size_t>(idx)] = static_cast<Seeds>(n);
       absolute.marks[static_cast<std::size_t>(idx)] = mark;
       ++idx;
@@ -106,7 +106,7 @@ std::expected<ParsedPosition, std::string> parse_position(const VariantPtr& v, s
   }
   absolute.flags = p.flags;
   absolute.jeppe = static_cast<std::int8_t>(jeppe);
-  if (std::string err = v->check(absolute); !err.empty()) return std::unexpected(who + ": " + err);
+  if (std::string err = v->check(absolute); !err.empty()) return fail_with(Error::BadPosition, who + ": " + err);
   ParsedPosition out;
   out.variant = v;
   out.side = side;

@@ -139,11 +139,11 @@ std::optional<int> parse_int(std::string_view s) {
 
 }  // namespace
 
-std::expected<VariantPtr, std::string> make_variant(std::string_view spec) {
+Result<VariantPtr> make_variant(std::string_view spec) {
   const auto parts = split(spec, ':');
   const std::string_view base = parts[0];
-  auto no_params = [&](VariantPtr v) -> std::expected<VariantPtr, std::string> {
-    if (parts.size() > 1) return std::unexpected("variant '" + std::string(base) + "' takes no parameters");
+  auto no_params = [&](VariantPtr v) -> Result<VariantPtr> {
+    if (parts.size() > 1) return fail_with(Error::InvalidArgument, "variant '" + std::string(base) + "' takes no parameters");
     return v;
   };
   if (base == "djenon-aboure") return no_params(std::make_shared<DjenonAboure>());
@@ -151,16 +151,16 @@ std::expected<VariantPtr, std::string> make_variant(std::string_view spec) {
   if (base == "kalah") {
     int m = 6;
     Kalah::Capture cap = Kalah::Capture::Empty;
-    if (parts.size() > 3) return std::unexpected("kalah takes at most two parameters: kalah:M:empty|standard");
+    if (parts.size() > 3) return fail_with(Error::InvalidArgument, "kalah takes at most two parameters: kalah:M:empty|standard");
     if (parts.size() >= 2) {
       const auto v = parse_int(parts[1]);
-      if (!v || *v < 1 || *v > 6) return std::unexpected("kalah: pits per side must be a number from 1 to 6, got '" + std::string(parts[1]) + "'");
+      if (!v || *v < 1 || *v > 6) return fail_with(Error::InvalidArgument, "kalah: pits per side must be a number from 1 to 6, got '" + std::string(parts[1]) + "'");
       m = *v;
     }
     if (parts.size() == 3) {
       if (parts[2] == "empty") cap = Kalah::Capture::Empty;
       else if (parts[2] == "standard") cap = Kalah::Capture::Standard;
-      else return std::unexpected("kalah: capture option must be 'empty' or 'standard', got '" + std::string(parts[2]) + "'");
+      else return fail_with(Error::InvalidArgument, "kalah: capture option must be 'empty' or 'standard', got '" + std::string(parts[2]) + "'");
     }
     return std::make_shared<Kalah>(m, cap);
   }
@@ -168,31 +168,31 @@ std::expected<VariantPtr, std::string> make_variant(std::string_view spec) {
   if (base == "imbelece") return no_params(std::make_shared<Imbelece>());
   if (base == "cenne") {
     int a = 7, b = 7;
-    if (parts.size() == 2 || parts.size() > 3) return std::unexpected("cenne takes two parameters or none: cenne:A:B, pits in play for South and North (4..7)");
+    if (parts.size() == 2 || parts.size() > 3) return fail_with(Error::InvalidArgument, "cenne takes two parameters or none: cenne:A:B, pits in play for South and North (4..7)");
     if (parts.size() == 3) {
       const auto va = parse_int(parts[1]);
       const auto vb = parse_int(parts[2]);
       if (!va || !vb || *va < 4 || *va > 7 || *vb < 4 || *vb > 7)
-        return std::unexpected("cenne: pits in play per side must be numbers from 4 to 7, got '" + std::string(spec) + "'");
+        return fail_with(Error::InvalidArgument, "cenne: pits in play per side must be numbers from 4 to 7, got '" + std::string(spec) + "'");
       a = *va;
       b = *vb;
     }
     return std::make_shared<Cenne>(a, b);
   }
   if (base == "enkeshui") {
-    if (parts.size() < 2 || parts.size() > 3) return std::unexpected("enkeshui takes the row length: enkeshui:8, enkeshui:8:b, enkeshui:10 or enkeshui:12");
+    if (parts.size() < 2 || parts.size() > 3) return fail_with(Error::InvalidArgument, "enkeshui takes the row length: enkeshui:8, enkeshui:8:b, enkeshui:10 or enkeshui:12");
     const auto k = parse_int(parts[1]);
-    if (!k || (*k != 8 && *k != 10 && *k != 12)) return std::unexpected("enkeshui: row length must be 8, 10 or 12, got '" + std::string(parts[1]) + "'");
+    if (!k || (*k != 8 && *k != 10 && *k != 12)) return fail_with(Error::InvalidArgument, "enkeshui: row length must be 8, 10 or 12, got '" + std::string(parts[1]) + "'");
     bool alt = false;
     if (parts.size() == 3) {
-      if (*k != 8 || (parts[2] != "a" && parts[2] != "b")) return std::unexpected("enkeshui: only the 2 x 8 board has start layouts a and b");
+      if (*k != 8 || (parts[2] != "a" && parts[2] != "b")) return fail_with(Error::InvalidArgument, "enkeshui: only the 2 x 8 board has start layouts a and b");
       alt = parts[2] == "b";
     }
     return std::make_shared<Enkeshui>(*k, alt);
   }
   std::string known;
   for (const auto& d : variant_docs()) known += (known.empty() ? "" : ", ") + d.name;
-  return std::unexpected("unknown variant '" + std::string(spec) + "' (known: " + known + ")");
+  return fail_with(Error::InvalidArgument, "unknown variant '" + std::string(spec) + "' (known: " + known + ")");
 }
 
 std::vector<VariantDoc> variant_docs() {

@@ -121,8 +121,9 @@ struct VerifyOptions {
 //   v(p) == terminal_value(p) if p has no move, else max over moves of value(move);
 // plus checksums, headers, that every child's class is present, that no class is
 // missing below the largest seed count present (tables of whole classes), and that
-// no *.mtb file of the folder has an impossible name.
-std::expected<VerifyReport, std::string> verify_tables(const std::filesystem::path& dir, const Variant& v,
-                                                       const VerifyOptions& opt = {});
+// no *.mtb file of the folder has an impossible name. Problems found in the files are
+// counted in the report; the call fails only when it cannot start: the folder's own
+// error (NotFound, Io) from Tablebase::open, or NotFound when it holds no table of v.
+Result<VerifyReport> verify_tables(const std::filesystem::path& dir, const Variant& v, const VerifyOptions& opt = {});
 
 }  // namespace mancala

@@ -11,7 +11,7 @@ int main(int argc, char** argv) {
   auto tb = mancala::Tablebase::open(argv[1]);
   if (!tb) return std::fprintf(stderr, "%s\n", tb.error().message.c_str()), 1;
   auto pp = mancala::parse_position(argv[2]);
-  if (!pp) return std::fprintf(stderr, "%s\n", pp.error().c_str()), 1;
+  if (!pp) return std::fprintf(stderr, "%s\n", pp.error().message.c_str()), 1;
   auto r = (*tb)->probe(*pp->variant, pp->position);
   if (!r) return std::fprintf(stderr, "%s\n", r.error().message.c_str()), 1;
   std::printf("%d %zu %s\n", r->value, r->moves.size(), MANCALA_VERSION_STRING);

@@ -18,10 +18,11 @@ struct ParsedPosition {
   Side side = Side::South;  // the side to move as written
 };
 
-// Parses a whole position; every malformed input gives one error message.
-std::expected<ParsedPosition, std::string> parse_position(std::string_view text);
-// Parses PITS SIDE [FLAGS] for a known variant.
-std::expected<ParsedPosition, std::string> parse_position(const VariantPtr& v, std::string_view rest);
+// Parses a whole position; every malformed input (an unknown variant included) fails
+// with BadPosition and a one-line message.
+Result<ParsedPosition> parse_position(std::string_view text);
+// Parses PITS SIDE [FLAGS] for a known variant (errors: BadPosition).
+Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest);
 
 // Writes a normalised position as seen with `side` to move.
 std::string format_position(const Variant& v, const Position& normalised, Side side);

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "mancala/error.h"
 #include "mancala/position.h"
 #include "mancala/types.h"
 
@@ -129,8 +130,9 @@ class Variant {
 
 using VariantPtr = std::shared_ptr<const Variant>;
 
-// "kalah:6:empty", "oware", "cenne:7:5", ... -> the variant, or an error message.
-std::expected<VariantPtr, std::string> make_variant(std::string_view spec);
+// "kalah:6:empty", "oware", "cenne:7:5", ... -> the variant; an unknown name or bad
+// parameters fail with InvalidArgument (the message lists the known variants).
+Result<VariantPtr> make_variant(std::string_view spec);
 
 struct VariantDoc {
   std::string name;        // base name
