@@ -123,7 +123,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     // Under a budget the class being written is not paged out while the writer holds it.
     if (pending && store.budget() && store.whole_bytes() + solving + (std::uint64_t{4} << 20) > store.budget())
       if (auto f = finish(); !f) return std::unexpected(f.error());
-    if (auto f = store.fit(solved, solving); !f) return fail_with(Error::TableTooSmall, f.error());
+    if (auto f = store.fit(solved, solving); !f) return std::unexpected(f.error());
     std::shared_ptr<ClassValues> cls;
     if (hooks.writer && fs::exists(file, ec)) {
       auto loaded = load_class(file, v, key);

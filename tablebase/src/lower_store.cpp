@@ -25,7 +25,8 @@ constexpr std::uint64_t kMaxCache = 64 * kMiB;  // more rarely helps
 // 64 KiB pages give the cache four times fewer entries for the same bytes.
 constexpr std::uint64_t kPageBytes = 16384;
 
-std::string sys_error(const std::string& what) { return what + ": " + std::strerror(errno); }
+// Io, with the system's reason.
+std::unexpected<Error> sys_error(const std::string& what) { return fail_with(Error::Io, what + ": " + std::strerror(errno)); }
 
 // A paged class: its values in an unlinked spill file, read a page at a time
 // through the shared cache.
@@ -38,16 +39,17 @@ class SpillPages : public ValuePages {
   SpillPages(const SpillPages&) = delete;
   SpillPages& operator=(const SpillPages&) = delete;
 
-  std::expected<ValueBlock, std::string> block(Index i) const override {
+  Result<ValueBlock> block(Index i) const override {
     const std::uint64_t page = static_cast<std::uint64_t>(i) * width_ / kPageBytes;
     const std::uint64_t from = page * kPageBytes, len = std::min(kPageBytes, bytes_ - from);
-    auto data = cache_->get(id_, page, [&]() -> std::expected<std::vector<std::uint8_t>, std::string> {
+    auto data = cache_->get(id_, page, [&]() -> Result<std::vector<std::uint8_t>> {
       std::vector<std::uint8_t> out(static_cast<std::size_t>(len));
       std::size_t got = 0;
       while (got < out.size()) {
         const ssize_t r = ::pread(fd_, out.data() + got, out.size() - got, static_cast<off_t>(from + got));
         if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) return std::unexpected(r == 0 ? name_ + ": spill file is short" : sys_error(name_ + ": cannot read the spill file"));
+        if (r == 0) return fail_with(Error::Io, name_ + ": spill file is short");
+        if (r < 0) return sys_error(name_ + ": cannot read the spill file");
         got += static_cast<std::size_t>(r);
       }
       return out;
@@ -65,20 +67,20 @@ class SpillPages : public ValuePages {
 };
 
 // Writes `bytes` to a new file in `dir`, opens it for reading and unlinks it.
-std::expected<int, std::string> spill(const fs::path& dir, const std::vector<std::uint8_t>& bytes) {
+Result<int> spill(const fs::path& dir, const std::vector<std::uint8_t>& bytes) {
   static std::atomic<unsigned> counter{0};
   const fs::path path = dir / (".mtb-spill." + std::to_string(::getpid()) + "." + std::to_string(counter++));
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return std::unexpected(sys_error(path.string() + ": cannot create a spill file"));
+  if (fd < 0) return sys_error(path.string() + ": cannot create a spill file");
   ::unlink(path.c_str());  // the data lives as long as the descriptor
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t w = ::write(fd, bytes.data() + done, std::min<std::size_t>(bytes.size() - done, std::size_t{1} << 26));
     if (w < 0 && errno == EINTR) continue;
     if (w <= 0) {
-      const std::string msg = sys_error(path.string() + ": cannot write a spill file");
+      auto failed = sys_error(path.string() + ": cannot write a spill file");
       ::close(fd);
-      return std::unexpected(msg);
+      return failed;
     }
     done += static_cast<std::size_t>(w);
   }
@@ -106,8 +108,8 @@ void PageCache::trim() {
   }
 }
 
-std::expected<std::shared_ptr<const std::vector<std::uint8_t>>, std::string> PageCache::get(
-    std::uint32_t id, std::uint64_t page, const std::function<std::expected<std::vector<std::uint8_t>, std::string>()>& load) {
+Result<std::shared_ptr<const std::vector<std::uint8_t>>> PageCache::get(
+    std::uint32_t id, std::uint64_t page, const std::function<Result<std::vector<std::uint8_t>>()>& load) {
   const Key key{id, page};
   {
     std::lock_guard lock(mu_);
@@ -168,7 +170,7 @@ int LowerStore::paged_classes() const {
   return static_cast<int>(std::count_if(classes_.begin(), classes_.end(), [](const Class& c) { return !c.values->whole(); }));
 }
 
-std::expected<void, std::string> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving) {
+Result<void> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving) {
   if (budget_ == 0) return {};
   // What the lower classes may take: the budget less the class being solved. The
   // newest classes stay whole while they fit with the smallest cache beside them;

@@ -89,7 +89,7 @@ class ExitCache {
     if (!blk) {
       auto b = cls.pages()->block(i);
       if (!b) {
-        if (error_.empty()) error_ = b.error();
+        if (error_.empty()) error_ = b.error().message;
         return nullptr;
       }
       Pin& p = pins_[next_pin_];

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "mancala/error.h"
 #include "mancala/index.h"
 
 namespace mancala {
@@ -25,9 +26,9 @@ struct ValueBlock {
 class ValuePages {
  public:
   virtual ~ValuePages() = default;
-  // The block holding position i (< the class size), or why it cannot be read (a
-  // damaged block: checksum, size, zstd frame).
-  virtual std::expected<ValueBlock, std::string> block(Index i) const = 0;
+  // The block holding position i (< the class size), or why it cannot be read (Io: a
+  // failed or short read; Corrupt: a damaged block, checksum, size, zstd frame).
+  virtual Result<ValueBlock> block(Index i) const = 0;
 };
 
 class ClassValues {
@@ -49,7 +50,7 @@ class ClassValues {
   bool whole() const { return !pages_; }
   const ValuePages* pages() const { return pages_.get(); }
   // The value of position i of a whole class (get) or of any class (read).
-  std::expected<Value, std::string> read(Index i) const {
+  Result<Value> read(Index i) const {
     if (!pages_) return get(i);
     auto b = pages_->block(i);
     if (!b) return std::unexpected(b.error());

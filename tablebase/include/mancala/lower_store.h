@@ -40,6 +40,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "mancala/error.h"
 #include "mancala/retrograde.h"
 #include "mancala/values.h"
 
@@ -52,10 +53,10 @@ class PageCache {
  public:
   explicit PageCache(std::uint64_t capacity) : capacity_(capacity) {}
   void set_capacity(std::uint64_t capacity);
-  // Page `page` of source `id`; `load` reads it on a miss (outside the lock).
-  std::expected<std::shared_ptr<const std::vector<std::uint8_t>>, std::string> get(
-      std::uint32_t id, std::uint64_t page,
-      const std::function<std::expected<std::vector<std::uint8_t>, std::string>()>& load);
+  // Page `page` of source `id`; `load` reads it on a miss (outside the lock); its
+  // error is returned as it is.
+  Result<std::shared_ptr<const std::vector<std::uint8_t>>> get(std::uint32_t id, std::uint64_t page,
+                                                               const std::function<Result<std::vector<std::uint8_t>>()>& load);
 
   struct Stats {
     std::uint64_t hits = 0, misses = 0, bytes = 0, peak_bytes = 0;
@@ -92,8 +93,9 @@ class LowerStore {
   void add(SolvedClasses& solved, std::shared_ptr<const ClassValues> cls);
   // Before a class that needs `solving` bytes is solved: pages the oldest whole
   // classes out of `solved` until the rest fits (solving + whole classes + cache <=
-  // budget), and sizes the cache.
-  std::expected<void, std::string> fit(SolvedClasses& solved, std::uint64_t solving);
+  // budget), and sizes the cache. Errors: Io (a spill file cannot be created or
+  // written, e.g. the folder is full); a paged read fails with Io too (SpillPages).
+  Result<void> fit(SolvedClasses& solved, std::uint64_t solving);
 
   std::uint64_t budget() const { return budget_; }
   std::uint64_t whole_bytes() const;
