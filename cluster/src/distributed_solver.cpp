@@ -108,16 +108,14 @@ class MpiTransport {
 
 }  // namespace
 
-std::expected<std::vector<std::uint8_t>, std::string> solve_class_distributed(const mpi::communicator& comm,
-                                                                              const Variant& v, const ClassIndex& index,
-                                                                              const SolvedClasses& solved,
-                                                                              const DistributedOptions& opt,
-                                                                              ClusterStats& stats) {
+Result<std::vector<std::uint8_t>> solve_class_distributed(const mpi::communicator& comm, const Variant& v,
+                                                          const ClassIndex& index, const SolvedClasses& solved,
+                                                          const DistributedOptions& opt, ClusterStats& stats) {
   const auto K = static_cast<std::uint64_t>(comm.size());
   const auto [first, last] = chunk(index.size(), K, 0);
   if (last - first >= (std::uint64_t{1} << 32) - 1)
-    return std::unexpected("a slice of class " + to_string(index.key(), v.pits()) +
-                           " has 2^32 positions or more; run on more ranks");
+    return fail_with(Error::TableTooSmall, "a slice of class " + to_string(index.key(), v.pits()) +
+                                               " has 2^32 positions or more; run on more ranks");
   SolveOptions so;
   so.threads = opt.threads;
   so.method = opt.method;
@@ -129,10 +127,10 @@ std::expected<std::vector<std::uint8_t>, std::string> solve_class_distributed(co
   try {
     auto slice = core::solve_slice(v, index, solved, so, transport, nullptr);
     stats.seconds_solving += since(t) - (stats.seconds_exchanging - waited);
-    if (!slice) return std::unexpected(slice.error().message);
+    if (!slice) return std::unexpected(slice.error());
     return std::move(*slice);
-  } catch (const std::exception& e) {
-    return std::unexpected(std::string(e.what()));
+  } catch (const std::exception& e) {  // an MPI call of the transport failed (Boost.MPI throws)
+    return fail_with(Error::Internal, e.what());
   }
 }
 

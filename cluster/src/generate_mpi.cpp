@@ -35,8 +35,7 @@ void broadcast_bytes(const mpi::communicator& comm, std::vector<std::uint8_t>& b
 }
 
 // Fills a manifest entry from a class's file and values (rank 0).
-std::expected<void, std::string> describe(ManifestClass& entry, const fs::path& file, const ClassValues& cls,
-                                          const char* source) {
+Result<void> describe(ManifestClass& entry, const fs::path& file, const ClassValues& cls, const char* source) {
   std::error_code ec;
   entry.positions = cls.size();
   entry.file_bytes = fs::file_size(file, ec);
@@ -56,8 +55,59 @@ std::string seconds_text(double s) {
 
 }  // namespace
 
-std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::communicator& comm, const Variant& v,
-                                                               const ClusterGenerateOptions& opt) {
+Result<ClusterPlan> plan_distributed(const mpi::communicator& comm, const Variant& v, const ClusterGenerateOptions& opt) {
+  const bool root = comm.rank() == 0;
+  auto wait = [&](const char* phase) {
+    if (opt.solve.wait) opt.solve.wait(phase);
+  };
+  // The classes, in the solving order of `generate` (or of `generate --from`: every
+  // rank enumerates the same reachable set, so every rank fails alike).
+  ClusterPlan plan;
+  if (opt.from) {
+    auto set = enumerate_reachable(v, *opt.from, opt.solve.threads, {}, opt.max_positions);
+    if (!set) return std::unexpected(set.error());
+    plan.keys = set->solving_order(v.pits(), opt.max_seeds);
+    plan.reachable = std::make_shared<const ReachableSet>(std::move(*set));
+  } else {
+    if (!v.whole_tables()) return fail_with(Error::InvalidArgument, whole_tables_refusal(v));
+    plan.keys = v.solving_order(opt.max_seeds);
+  }
+
+  // Rank 0 checks the folder; a problem there stops every rank cleanly.
+  int code = -1;  // an Error::Code, or -1
+  std::string problem;
+  if (root) {
+    const fs::path manifest_file = manifest_path(opt.out, v.name());
+    std::error_code ec;
+    fs::create_directories(opt.out, ec);
+    if (ec) {
+      code = Error::Io;
+      problem = opt.out.string() + ": cannot create folder: " + ec.message();
+    }
+    for (const auto& e : fs::directory_iterator(opt.out, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.find(".manifest.tmp.") != std::string::npos) fs::remove(e.path(), ec);
+    }
+    if (problem.empty() && !opt.resume) {
+      bool found = fs::exists(manifest_file, ec);
+      for (const ClassKey& k : plan.keys) found = found || fs::exists(opt.out / table_file_name(v.name(), k), ec);
+      if (found) {
+        code = Error::InvalidArgument;
+        problem = opt.out.string() + " already holds tables of " + v.name() +
+                  "; add --resume to continue that run, or use an empty folder";
+      }
+    }
+  }
+  wait("broadcast (start)");
+  mpi::broadcast(comm, code, 0);
+  mpi::broadcast(comm, problem, 0);
+  wait(nullptr);
+  if (code >= 0) return fail_with(static_cast<Error::Code>(code), problem);
+  return plan;
+}
+
+Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const Variant& v,
+                                           const ClusterGenerateOptions& opt, const ClusterPlan& plan) {
   const auto t_start = clock_type::now();
   const bool root = comm.rank() == 0;
   const int K = comm.size();
@@ -67,44 +117,8 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
   auto wait = [&](const char* phase) {
     if (opt.solve.wait) opt.solve.wait(phase);
   };
-
-  // The classes, in the solving order of `generate` (or of `generate --from`: every
-  // rank enumerates the same reachable set).
-  std::vector<ClassKey> keys;
-  std::optional<ReachableSet> reachable;
-  if (opt.from) {
-    auto set = enumerate_reachable(v, *opt.from, opt.solve.threads, {}, opt.max_positions);
-    if (!set) return std::unexpected(set.error().message);
-    reachable = std::move(*set);
-    keys = reachable->solving_order(v.pits(), opt.max_seeds);
-  } else {
-    if (!v.whole_tables()) return std::unexpected(ClusterError(whole_tables_refusal(v), ClusterError::Code::Refused));
-    keys = v.solving_order(opt.max_seeds);
-  }
-
-  // Rank 0 checks the folder; a problem there stops every rank cleanly.
-  std::string problem;
+  const std::vector<ClassKey>& keys = plan.keys;
   const fs::path manifest_file = manifest_path(opt.out, v.name());
-  if (root) {
-    std::error_code ec;
-    fs::create_directories(opt.out, ec);
-    if (ec) problem = opt.out.string() + ": cannot create folder: " + ec.message();
-    for (const auto& e : fs::directory_iterator(opt.out, ec)) {
-      const std::string name = e.path().filename().string();
-      if (name.find(".manifest.tmp.") != std::string::npos) fs::remove(e.path(), ec);
-    }
-    if (problem.empty() && !opt.resume) {
-      bool found = fs::exists(manifest_file, ec);
-      for (const ClassKey& k : keys) found = found || fs::exists(opt.out / table_file_name(v.name(), k), ec);
-      if (found)
-        problem = opt.out.string() + " already holds tables of " + v.name() +
-                  "; add --resume to continue that run, or use an empty folder";
-    }
-  }
-  wait("broadcast (start)");
-  mpi::broadcast(comm, problem, 0);
-  wait(nullptr);
-  if (!problem.empty()) return std::unexpected(ClusterError(problem, ClusterError::Code::Refused));
 
   Manifest manifest;
   manifest.variant = v.name();
@@ -126,7 +140,7 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
                     SolveStats&) -> Result<std::shared_ptr<ClassValues>> {
     sopt.class_number = number;
     auto slice = solve_class_distributed(comm, v, index, solved, sopt, st);
-    if (!slice) return fail_with(Error::Internal, "class " + to_string(index.key(), v.pits()) + ": " + slice.error());
+    if (!slice) return fail_with(slice.error().code, "class " + to_string(index.key(), v.pits()) + ": " + slice.error().message);
     st.positions += root ? index.size() : 0;
     return gather_class(comm, v, index, *slice, sopt, st);
   };
@@ -149,7 +163,7 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
     entry.number = number;
     entry.key = cls.index().key();
     entry.file = file.filename().string();
-    if (auto d = describe(entry, file, cls, loaded ? "loaded" : "solved"); !d) return fail_with(Error::Io, d.error());
+    if (auto d = describe(entry, file, cls, loaded ? "loaded" : "solved"); !d) return std::unexpected(d.error());
     if (!loaded) {
       const auto width = static_cast<std::uint64_t>(cls.width());
       for (int r = 0; r < K; ++r) {
@@ -158,7 +172,7 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
       }
     }
     manifest.done.push_back(entry);
-    if (auto w = write_manifest(manifest_file, manifest); !w) return fail_with(Error::Io, w.error());
+    if (auto w = write_manifest(manifest_file, manifest); !w) return std::unexpected(w.error());
     st.seconds_writing += since(tw);
     if (loaded) line(tag(number, entry.key) + ": loaded, " + std::to_string(cls.size()) + " positions");
     else
@@ -174,8 +188,8 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
   g.zstd_level = opt.zstd_level;
   g.memory_bytes = opt.memory_bytes;
   SolvedClasses solved;
-  auto done = generate_classes(v, keys, g, solved, reachable ? &reachable->classes : nullptr, hooks);
-  if (!done) return std::unexpected(done.error().message);
+  auto done = generate_classes(v, keys, g, solved, plan.reachable ? &plan.reachable->classes : nullptr, hooks);
+  if (!done) return std::unexpected(done.error());
   rep.classes_solved = done->classes_solved;
   rep.classes_loaded = done->classes_loaded;
   rep.positions = done->positions;
@@ -192,7 +206,7 @@ std::expected<ClusterReport, ClusterError> generate_distributed(const mpi::commu
   wait("reduce (statistics)");
   if (MPI_Reduce(mine.data(), sum.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_SUM, 0, MPI_Comm(comm)) !=
       MPI_SUCCESS)
-    return std::unexpected(std::string("MPI_Reduce failed"));
+    return fail_with(Error::Internal, "MPI_Reduce failed");
   wait(nullptr);
   if (root) {
     st.records = static_cast<std::uint64_t>(sum[0]);

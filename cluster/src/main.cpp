@@ -264,13 +264,14 @@ int main(int argc, char** argv) {
       if (rank == 0) std::fprintf(stderr, "mancala-tb-mpi: error: %s\n", lock_error.c_str());
       return 1;
     }
-    auto rep = cluster::generate_distributed(world, *cmd.rules, cmd.opt);
-    if (!rep) {
-      if (rep.error().code != cluster::ClusterError::Code::Refused) abort_job(rank, rep.error().message, 1);
+    auto plan = cluster::plan_distributed(world, *cmd.rules, cmd.opt);
+    if (!plan) {
       // Every rank returns the same refusal: one line, and a normal MPI_Finalize.
-      if (rank == 0) std::fprintf(stderr, "mancala-tb-mpi: error: %s\n", rep.error().message.c_str());
+      if (rank == 0) std::fprintf(stderr, "mancala-tb-mpi: error: %s\n", plan.error().message.c_str());
       return 1;
     }
+    auto rep = cluster::generate_distributed(world, *cmd.rules, cmd.opt, *plan);
+    if (!rep) abort_job(rank, rep.error().message, 1);  // this rank's alone: the others may wait in a collective
     if (rank == 0) {
       const auto& st = rep->stats;
       if (cmd.verbose || cmd.stats)

@@ -2,10 +2,14 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "mancala/cluster.h"
 
@@ -21,6 +25,21 @@ fs::path manifest_path(const fs::path& dir, const std::string& variant) {
 }
 
 namespace {
+// A whole word of hex digits (no sign, no prefix), or nothing.
+template <class T>
+std::optional<T> parse_hex(std::string_view s) {
+  T x = 0;
+  const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), x, 16);
+  if (s.empty() || ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return x;
+}
+
+// NotFound when the file does not exist, else Io; with the system's reason.
+std::unexpected<Error> open_error(const fs::path& path) {
+  const int e = errno;
+  return fail_with(e == ENOENT ? Error::NotFound : Error::Io, path.string() + ": cannot open: " + std::strerror(e));
+}
+
 std::string hex32(std::uint32_t x) {
   char b[9];
   std::snprintf(b, sizeof b, "%08x", x);
@@ -33,14 +52,15 @@ std::string hex64(std::uint64_t x) {
 }
 }  // namespace
 
-std::expected<std::uint32_t, std::string> file_crc32(const fs::path& path) {
+Result<std::uint32_t> file_crc32(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return std::unexpected(path.string() + ": cannot open: " + std::strerror(errno));
+  if (!in) return open_error(path);
   std::vector<char> all((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return fail_with(Error::Io, path.string() + ": cannot read");
   return crc32(all.data(), all.size());
 }
 
-std::expected<void, std::string> write_manifest(const fs::path& path, const Manifest& m) {
+Result<void> write_manifest(const fs::path& path, const Manifest& m) {
   std::ostringstream s;
   s << "mancala-tb-mpi manifest 1\n"
     << "variant " << m.variant << "\n"
@@ -65,7 +85,7 @@ std::expected<void, std::string> write_manifest(const fs::path& path, const Mani
   // Atomic: temporary, fsync, rename (a killed job leaves the previous manifest).
   const fs::path tmp = path.string() + ".tmp." + std::to_string(getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return std::unexpected(tmp.string() + ": cannot create: " + std::strerror(errno));
+  if (fd < 0) return fail_with(Error::Io, tmp.string() + ": cannot create: " + std::strerror(errno));
   std::size_t off = 0;
   while (off < text.size()) {
     const ssize_t w = ::write(fd, text.data() + off, text.size() - off);
@@ -74,7 +94,7 @@ std::expected<void, std::string> write_manifest(const fs::path& path, const Mani
       const std::string err = std::strerror(errno);
       ::close(fd);
       ::unlink(tmp.c_str());
-      return std::unexpected(tmp.string() + ": cannot write: " + err);
+      return fail_with(Error::Io, tmp.string() + ": cannot write: " + err);
     }
     off += static_cast<std::size_t>(w);
   }
@@ -83,41 +103,41 @@ std::expected<void, std::string> write_manifest(const fs::path& path, const Mani
     const std::string err = std::strerror(errno);
     ::close(fd);
     ::unlink(tmp.c_str());
-    return std::unexpected(tmp.string() + ": cannot sync: " + err);
+    return fail_with(Error::Io, tmp.string() + ": cannot sync: " + err);
   }
   if (::close(fd) != 0) {
     const std::string err = std::strerror(errno);
     ::unlink(tmp.c_str());
-    return std::unexpected(tmp.string() + ": cannot close: " + err);
+    return fail_with(Error::Io, tmp.string() + ": cannot close: " + err);
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string err = std::strerror(errno);
     ::unlink(tmp.c_str());
-    return std::unexpected(path.string() + ": cannot rename into place: " + err);
+    return fail_with(Error::Io, path.string() + ": cannot rename into place: " + err);
   }
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return std::unexpected(dir.string() + ": cannot open the folder to sync it: " + std::strerror(errno));
+  if (dfd < 0) return fail_with(Error::Io, dir.string() + ": cannot open the folder to sync it: " + std::strerror(errno));
   const bool synced = ::fsync(dfd) == 0;
   const std::string err = std::strerror(errno);
-  if (::close(dfd) != 0 || !synced) return std::unexpected(dir.string() + ": cannot sync the folder: " + err);
+  if (::close(dfd) != 0 || !synced) return fail_with(Error::Io, dir.string() + ": cannot sync the folder: " + err);
   return {};
 }
 
-std::expected<Manifest, std::string> read_manifest(const fs::path& path) {
+Result<Manifest> read_manifest(const fs::path& path) {
   std::ifstream in(path);
-  if (!in) return std::unexpected(path.string() + ": cannot open: " + std::strerror(errno));
+  if (!in) return open_error(path);
   Manifest m;
   std::string line;
   if (!std::getline(in, line) || line != "mancala-tb-mpi manifest 1")
-    return std::unexpected(path.string() + ": not a mancala-tb-mpi manifest (version 1)");
+    return fail_with(Error::Corrupt, path.string() + ": not a mancala-tb-mpi manifest (version 1)");
   int number = 0;
   while (std::getline(in, line)) {
     ++number;
     std::istringstream ls(line);
     std::string word;
     ls >> word;
-    auto bad = [&] { return std::unexpected(path.string() + ": line " + std::to_string(number + 1) + " is malformed"); };
+    auto bad = [&] { return fail_with(Error::Corrupt, path.string() + ": line " + std::to_string(number + 1) + " is malformed"); };
     if (word == "variant") ls >> m.variant;
     else if (word == "max_seeds") ls >> m.max_seeds;
     else if (word == "ranks") ls >> m.ranks;
@@ -145,18 +165,20 @@ std::expected<Manifest, std::string> read_manifest(const fs::path& path) {
             ManifestClass::Slice sl{};
             char crc[9] = {};
             if (std::sscanf(one.c_str(), "%d:%lu-%lu:%8s", &sl.rank, &sl.begin, &sl.end, crc) != 4) return bad();
-            sl.crc32 = static_cast<std::uint32_t>(std::stoul(crc, nullptr, 16));
+            const auto sc = parse_hex<std::uint32_t>(crc);
+            if (!sc) return bad();
+            sl.crc32 = *sc;
             c.slices.push_back(sl);
           }
         } else return bad();
       }
-      try {
-        c.key.state = std::stoull(state, nullptr, 16);
-        c.file_crc32 = static_cast<std::uint32_t>(std::stoul(fcrc, nullptr, 16));
-        c.values_crc32 = static_cast<std::uint32_t>(std::stoul(vcrc, nullptr, 16));
-      } catch (...) {
-        return bad();
-      }
+      const auto st = parse_hex<std::uint64_t>(state);
+      const auto fc = parse_hex<std::uint32_t>(fcrc);
+      const auto vc = parse_hex<std::uint32_t>(vcrc);
+      if (!st || !fc || !vc) return bad();
+      c.key.state = *st;
+      c.file_crc32 = *fc;
+      c.values_crc32 = *vc;
       m.done.push_back(std::move(c));
     } else if (!word.empty()) return bad();
   }

@@ -28,7 +28,9 @@
 #include <string>
 #include <vector>
 
+#include "mancala/error.h"
 #include "mancala/generate.h"
+#include "mancala/reachable.h"
 #include "mancala/retrograde.h"
 #include "mancala/values.h"
 
@@ -67,10 +69,11 @@ struct DistributedOptions {
 
 // Solves one class over all ranks of `comm` and returns this rank's slice of the
 // values (ClassValues byte layout, positions [chunk_start(n,K,r), chunk_start(n,K,r+1))).
-// Every rank must call it with the same arguments. Errors (a child's class is
-// missing) come back as a message; the caller aborts the job (the other ranks may
-// be inside a collective).
-std::expected<std::vector<std::uint8_t>, std::string> solve_class_distributed(
+// Every rank must call it with the same arguments. Errors (MissingTable: a child's
+// class is missing; TableTooSmall: a slice of 2^32 positions or more; Internal: an
+// MPI call failed) are this rank's alone: the caller aborts the job (the other ranks
+// may be inside a collective).
+Result<std::vector<std::uint8_t>> solve_class_distributed(
     const boost::mpi::communicator& comm, const Variant& v, const ClassIndex& index, const SolvedClasses& solved,
     const DistributedOptions& opt, ClusterStats& stats);
 
@@ -120,9 +123,13 @@ struct Manifest {
   bool complete = false;
 };
 std::filesystem::path manifest_path(const std::filesystem::path& dir, const std::string& variant);
-std::expected<void, std::string> write_manifest(const std::filesystem::path& path, const Manifest& m);
-std::expected<Manifest, std::string> read_manifest(const std::filesystem::path& path);
-std::expected<std::uint32_t, std::string> file_crc32(const std::filesystem::path& path);
+// Errors: Io (the file cannot be created, written, synced or renamed into place).
+Result<void> write_manifest(const std::filesystem::path& path, const Manifest& m);
+// Errors: NotFound (no such file), Io (it cannot be read), Corrupt (not a manifest of
+// version 1, or a malformed line).
+Result<Manifest> read_manifest(const std::filesystem::path& path);
+// Errors: NotFound, Io.
+Result<std::uint32_t> file_crc32(const std::filesystem::path& path);
 
 // ---- The class loop ------------------------------------------------------------
 struct ClusterGenerateOptions {
@@ -140,17 +147,11 @@ struct ClusterGenerateOptions {
   std::function<void(const std::string&)> on_line;
 };
 
-// Why generate_distributed stopped.
-//  * Refused: decided before any work from what every rank knows (the folder holds
-//    tables of VARIANT and resume is off, the folder cannot be made); every rank
-//    returns the same error, so the caller stops all of them normally (MPI_Finalize).
-//  * Failed: seen by this rank alone (a write error, a missing lower class, an MPI
-//    error); the other ranks may be waiting in a collective: the caller must abort the job.
-struct ClusterError {
-  enum class Code { Refused, Failed };
-  Code code = Code::Failed;
-  std::string message;
-  ClusterError(std::string m, Code c = Code::Failed) : code(c), message(std::move(m)) {}  // NOLINT: implicit
+// What generate_distributed will solve: the classes in solving order and, with
+// ClusterGenerateOptions::from, the reachable set that indexes them.
+struct ClusterPlan {
+  std::vector<ClassKey> keys;
+  std::shared_ptr<const ReachableSet> reachable;  // null without --from
 };
 
 struct ClusterReport {
@@ -160,10 +161,22 @@ struct ClusterReport {
   ClusterStats stats;  // summed over ranks (valid on rank 0)
 };
 
-// Every rank calls it. Rank 0 reads and writes `out` (the other ranks never touch
-// the folder, so no shared file system is needed); finished classes are broadcast.
-// Errors: see ClusterError (Refused: the same on every rank; Failed: abort the job).
-std::expected<ClusterReport, ClusterError> generate_distributed(const boost::mpi::communicator& comm, const Variant& v,
-                                                               const ClusterGenerateOptions& opt);
+// The two steps of a distributed generation; every rank calls both. Errors come in
+// two kinds, one per step (both are mancala::Error):
+//  * plan_distributed decides from what every rank knows, before any work: the
+//    classes (or the reachable set of `from`: TableTooSmall above max_positions),
+//    whether the variant has whole tables (InvalidArgument), and rank 0's check of
+//    `out`, broadcast (Io: it cannot be made; InvalidArgument: it holds tables of
+//    the variant and resume is off). Every rank returns the same error, so the
+//    caller stops all of them normally (MPI_Finalize).
+//  * generate_distributed's errors are this rank's alone (Io: a write error,
+//    MissingTable, Corrupt, Internal...); the other ranks may be waiting in a
+//    collective: the caller must abort the job. An MPI call that fails inside
+//    Boost.MPI throws (boost::mpi::exception); the caller aborts on it too.
+// Rank 0 reads and writes `out` (the other ranks never touch the folder, so no
+// shared file system is needed); finished classes are broadcast.
+Result<ClusterPlan> plan_distributed(const boost::mpi::communicator& comm, const Variant& v, const ClusterGenerateOptions& opt);
+Result<ClusterReport> generate_distributed(const boost::mpi::communicator& comm, const Variant& v,
+                                           const ClusterGenerateOptions& opt, const ClusterPlan& plan);
 
 }  // namespace mancala::cluster
