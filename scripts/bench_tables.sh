@@ -29,16 +29,20 @@ for job in "${jobs[@]}"; do
   /usr/bin/time -v "$B" generate "$v" --max-seeds "$n" --out "$dir" --threads "$t" --verbose >> "$log" 2>&1
   disk=$(du -sb "$dir" | cut -f1)
   echo "disk bytes $disk" >> "$log"
+  sed -i "s|$dir|DIR|g" "$log"   # no machine paths in results/
   if [ "$t" = 1 ] && [[ $v == oware || $v == kalah:6:* ]]; then
     (cd "$dir" && sha256sum -- *.mtb) | sed "s|^|$v up to $n  |" >> "$sums"
   fi
   rm -rf "$dir"
   awk -v job="$v" -v n="$n" -v t="$t" -v disk="$disk" -v target="$target" '
     /^solved/ { match($0, /positions [0-9]+/); c = substr($0, RSTART + 10, RLENGTH - 10) + 0; pos += c; if (c > big) big = c }
+    # the summary line is the total (a "solved" line can be split by a progress line in the log)
+    / seeds: [0-9]+ classes solved, .* positions,/ { match($0, /[0-9]+ positions,/); total = substr($0, RSTART, RLENGTH - 11) + 0 }
     /Elapsed \(wall clock\)/ { split($NF, a, ":"); wall = (length(a) == 3) ? a[1]*3600 + a[2]*60 + a[3] : a[1]*60 + a[2] }
     /User time/ { cpu += $NF } /System time/ { cpu += $NF }
     /Maximum resident set size/ { rss = $NF * 1024 }
     END {
+      if (total > 0) pos = total
       verdict = (target == "-") ? "" : sprintf("under %s s: %s", target, (wall < target) ? "met" : "MISSED");
       printf "%-16s %5d %7d %14d %9.1f %9.1f %12.0f %10.1f %9.3f %9.3f %s\n", job, n, t, pos, wall, cpu,
              pos / wall / t, rss / 1048576, rss / big, disk / pos, verdict
