@@ -32,6 +32,7 @@ for job in "best-t1 --best-only --threads 1" "best-t2 --best-only --threads 2" "
   cmd="$B solve kalah:6:empty --per-pit 4 --tables $T --tt-mb $TT --no-pv --time-limit $LIMIT $*"
   echo "\$ $cmd" > "$log"
   /usr/bin/time -v $cmd >> "$log" 2>&1 || true
+  sed -i "s|$T|TABLES|g" "$log"   # no machine paths in results/
   wall=$(grep -o 'Elapsed (wall clock) time (h:mm:ss or m:ss): .*' "$log" | awk '{print $NF}' |
          awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
   cpu=$(awk '/User time|System time/ { s += $NF } END { print s }' "$log")
