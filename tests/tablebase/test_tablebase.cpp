@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -117,6 +118,42 @@ TEST(Format, NoTemporaryFilesLeft) {
   TempDir d;
   gen("kalah:4:empty", 6, d.path);
   for (const auto& e : fs::directory_iterator(d.path)) EXPECT_EQ(e.path().extension(), ".mtb") << e.path();
+}
+
+// With more than one thread a class's file is written while the next class is solved,
+// its Solved event coming once the file is complete: a cancel raised from that event
+// stops the run with the newest class's file still being written. The run must end
+// with complete files only, and a resume must give the same files as one whole run.
+TEST(Generate, CancelWhileWritingThenResumeGivesIdenticalFiles) {
+  TempDir ref, d;
+  gen("oware", 10, ref.path);
+  std::atomic<bool> cancel{false};
+  GenerateOptions opt;
+  opt.max_seeds = 10;
+  opt.out = d.path;
+  opt.threads = 2;
+  opt.budget.cancel_on(&cancel);
+  int solved = 0;
+  opt.on_event = [&](const GenerateEvent& e) {
+    if (e.kind == GenerateEvent::Solved && ++solved == 6) cancel = true;
+  };
+  auto stopped = generate(*variant("oware"), opt);
+  ASSERT_FALSE(stopped);
+  EXPECT_EQ(stopped.error().code, Error::Cancelled) << stopped.error().message;
+  for (const auto& f : fs::directory_iterator(d.path))
+    EXPECT_EQ(f.path().extension(), ".mtb") << "a leftover " << f.path();  // no .tmp.PID
+  cancel = false;
+  opt.on_event = nullptr;
+  auto again = generate(*variant("oware"), opt);
+  ASSERT_TRUE(again) << again.error().message;
+  EXPECT_GE(again->classes_loaded, 6);
+  int files = 0;
+  for (const auto& f : fs::directory_iterator(ref.path)) {
+    if (f.path().extension() != ".mtb") continue;
+    ++files;
+    EXPECT_EQ(slurp(d.path / f.path().filename()), slurp(f.path())) << f.path().filename();
+  }
+  EXPECT_EQ(files, 11);
 }
 
 TEST(Generate, ResumeLoadsFinishedClasses) {
