@@ -1,6 +1,5 @@
 // Tables made on the spot for small positions (search.h make_small_tables).
 #include <chrono>
-#include <cstdio>
 #include <numeric>
 #include <unordered_set>
 
