@@ -76,8 +76,8 @@ bool parse_hex16(std::string_view s, std::uint64_t& out) {
 
 }  // namespace
 
-std::expected<TableName, std::string> parse_table_file_name(const std::string& name) {
-  auto bad = [&](const std::string& why) { return std::unexpected(name + ": " + why); };
+Result<TableName> parse_table_file_name(const std::string& name) {
+  auto bad = [&](const std::string& why) { return fail_with(Error::InvalidArgument, name + ": " + why); };
   constexpr std::string_view ext = ".mtb";
   if (name.size() <= ext.size() || name.compare(name.size() - ext.size(), ext.size(), ext) != 0)
     return bad("not a table file name (VARIANT.SEEDS.STATE.mtb)");
@@ -173,11 +173,11 @@ class PositionListDecoder {
 
 }  // namespace
 
-std::expected<std::vector<Index>, std::string> decode_position_list(const unsigned char* data, std::size_t n,
-                                                                    std::uint64_t count, Index full_size) {
+Result<std::vector<Index>> decode_position_list(const unsigned char* data, std::size_t n, std::uint64_t count,
+                                               Index full_size) {
   PositionListDecoder dec(count, full_size);
-  if (std::string why = dec.feed(data, n); !why.empty()) return std::unexpected(why);
-  if (std::string why = dec.finish(); !why.empty()) return std::unexpected(why);
+  if (std::string why = dec.feed(data, n); !why.empty()) return fail_with(Error::Corrupt, "the position list " + why);
+  if (std::string why = dec.finish(); !why.empty()) return fail_with(Error::Corrupt, "the position list " + why);
   return std::move(dec.ranks());
 }
 

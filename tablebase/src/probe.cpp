@@ -30,7 +30,7 @@ std::expected<std::shared_ptr<Tablebase>, TableError> Tablebase::open(const fs::
     // in ignored() (the file is never opened).
     auto name = parse_table_file_name(it->path().filename().string());
     if (!name) {
-      tb->ignored_.push_back(name.error());
+      tb->ignored_.push_back(name.error().message);
       continue;
     }
     tb->files_[name->variant->name()][name->key] = it->path();

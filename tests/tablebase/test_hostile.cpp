@@ -259,18 +259,18 @@ TEST(Hostile, PositionListsAreValidated) {
   EXPECT_EQ(*decode(varint(0) + varint(3) + varint(996), 3), (std::vector<Index>{0, 3, 999}));
   EXPECT_TRUE(decode("", 0));
   // Overlong varint (would shift by 70), a 64-bit overflow, a superfluous zero byte.
-  EXPECT_NE(decode(std::string(10, '\x80') + '\x01', 1).error().find("more than 64 bits"), std::string::npos);
-  EXPECT_NE(decode(std::string(9, '\xff') + '\x02', 1).error().find("more than 64 bits"), std::string::npos);
-  EXPECT_NE(decode(std::string("\x85\x00", 2), 1).error().find("superfluous"), std::string::npos);
+  EXPECT_NE(decode(std::string(10, '\x80') + '\x01', 1).error().message.find("more than 64 bits"), std::string::npos);
+  EXPECT_NE(decode(std::string(9, '\xff') + '\x02', 1).error().message.find("more than 64 bits"), std::string::npos);
+  EXPECT_NE(decode(std::string("\x85\x00", 2), 1).error().message.find("superfluous"), std::string::npos);
   // Not strictly increasing: a repeated rank; a difference that wraps round 2^64
   // (an unsorted list in unsigned differences).
-  EXPECT_NE(decode(varint(5) + varint(0), 2).error().find("strictly increasing"), std::string::npos);
+  EXPECT_NE(decode(varint(5) + varint(0), 2).error().message.find("strictly increasing"), std::string::npos);
   EXPECT_FALSE(decode(varint(10) + varint(~Index{0} - 4), 2));
   // Outside the class, too many, too few, cut inside a number.
-  EXPECT_NE(decode(varint(1000), 1).error().find("outside the class"), std::string::npos);
-  EXPECT_NE(decode(varint(1) + varint(1), 1).error().find("more than"), std::string::npos);
-  EXPECT_NE(decode(varint(1), 2).error().find("holds 1 positions"), std::string::npos);
-  EXPECT_NE(decode("\x81", 1).error().find("ends inside"), std::string::npos);
+  EXPECT_NE(decode(varint(1000), 1).error().message.find("outside the class"), std::string::npos);
+  EXPECT_NE(decode(varint(1) + varint(1), 1).error().message.find("more than"), std::string::npos);
+  EXPECT_NE(decode(varint(1), 2).error().message.find("holds 1 positions"), std::string::npos);
+  EXPECT_NE(decode("\x81", 1).error().message.find("ends inside"), std::string::npos);
   // Encoding round trip.
   const std::vector<Index> ranks{0, 1, 127, 128, 16383, 16384, (1ull << 35) + 7};
   const std::string raw = encode_position_list(ranks);

@@ -108,14 +108,14 @@ using TableError = Error;
 std::string table_file_name(const std::string& variant, const ClassKey& key);
 
 // The inverse of table_file_name for a file name (no folder): the variant spec (':'
-// restored) and the class, or why the name is impossible: not of the form
+// restored) and the class, or InvalidArgument saying why the name is impossible: not of the form
 // VARIANT.SEEDS.STATE.mtb (decimal seeds, 16 lower-case hex digits), an unknown or
 // non-canonical variant, or a class that variant cannot have (check_class_key).
 struct TableName {
   VariantPtr variant;
   ClassKey key;
 };
-std::expected<TableName, std::string> parse_table_file_name(const std::string& name);
+Result<TableName> parse_table_file_name(const std::string& name);
 
 // Empty when `key` can be a class of `v`: 0 <= seeds <= total seeds, a state whose
 // marks, flags and jeppe round-trip (skeleton_of / pack_state) and that is the
@@ -126,10 +126,10 @@ std::uint32_t crc32(const void* data, std::size_t n);
 
 // The position list of a reachable-set table (layout above): encode, and decode with
 // every check (varint length and minimality, strictly increasing ranks below
-// `full_size`, exactly `count` of them, nothing left over).
+// `full_size`, exactly `count` of them, nothing left over); a bad list is Corrupt.
 std::string encode_position_list(const std::vector<Index>& ranks);
-std::expected<std::vector<Index>, std::string> decode_position_list(const unsigned char* data, std::size_t n,
-                                                                    std::uint64_t count, Index full_size);
+Result<std::vector<Index>> decode_position_list(const unsigned char* data, std::size_t n, std::uint64_t count,
+                                               Index full_size);
 
 // Writes a table atomically: a temporary file in the same folder, written, synced
 // and closed (each result checked), renamed over `path`, folder synced. A killed
