@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include "mancala/version.h"
@@ -287,21 +288,17 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
   // memory (2 threads: 16 blocks, 2 MiB).
   const std::size_t T = static_cast<std::size_t>(std::max(threads, 1));
   constexpr std::size_t kWindow = 8;
-  std::vector<ZSTD_CCtx*> cctxs(T, nullptr);
-  auto free_contexts = [&] {
-    for (ZSTD_CCtx*& c : cctxs) ZSTD_freeCCtx(c);  // null is fine
-    cctxs.assign(T, nullptr);
+  struct FreeCCtx {
+    void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
   };
-  for (ZSTD_CCtx*& c : cctxs) {
-    c = ZSTD_createCCtx();
-    if (!c) {
-      free_contexts();
-      return std::unexpected(TableError{TableError::Internal, "zstd: out of memory"});
-    }
-    ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, zstd_level);
-    ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1);
+  std::vector<std::unique_ptr<ZSTD_CCtx, FreeCCtx>> cctxs(T);
+  for (auto& c : cctxs) {
+    c.reset(ZSTD_createCCtx());
+    if (!c) return std::unexpected(TableError{TableError::OutOfMemory, "zstd: out of memory"});
+    ZSTD_CCtx_setParameter(c.get(), ZSTD_c_compressionLevel, zstd_level);
+    ZSTD_CCtx_setParameter(c.get(), ZSTD_c_checksumFlag, 1);
   }
-  ZSTD_CCtx* cctx = cctxs[0];
+  ZSTD_CCtx* cctx = cctxs[0].get();
   const std::size_t window = T == 1 ? 1 : kWindow * T;
   std::vector<std::vector<char>> buf(std::min(window, std::max<std::size_t>(blocks, 1)),
                                      std::vector<char>(ZSTD_compressBound(block_bytes)));
@@ -311,12 +308,8 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
   // result checked (a full disk may only show at fsync or close).
   const fs::path tmp = path.string() + ".tmp." + std::to_string(getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    free_contexts();
-    return std::unexpected(io_error(tmp, "cannot create"));
-  }
+  if (fd < 0) return std::unexpected(io_error(tmp, "cannot create"));
   auto fail = [&](TableError err) -> std::expected<void, TableError> {
-    free_contexts();
     ::close(fd);
     ::unlink(tmp.c_str());
     return std::unexpected(std::move(err));
@@ -337,7 +330,7 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
     };
     {
       std::vector<std::jthread> helpers;
-      for (std::size_t t = 1; t < std::min(T, w1 - w0); ++t) helpers.emplace_back(compress, cctxs[t]);
+      for (std::size_t t = 1; t < std::min(T, w1 - w0); ++t) helpers.emplace_back(compress, cctxs[t].get());
       compress(cctx);
     }  // joined
     for (std::size_t k = w0; k < w1; ++k) {
@@ -357,7 +350,7 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
     h.subset_crc = crc32(out.data(), got_list);
     if (!write_all(fd, std::string(out.data(), got_list))) return fail(io_error(tmp, "cannot write"));
   }
-  free_contexts();
+  cctxs.clear();
   cctx = nullptr;
   std::string head = encode_header(h);
   put32(head, crc32(head.data(), head.size()));
@@ -630,7 +623,7 @@ std::expected<std::shared_ptr<const std::vector<Index>>, TableError> TableFile::
   if (crc32(comp.data(), comp.size()) != h.subset_crc) return bad("checksum mismatch");
   // Streamed: memory grows with the positions really decoded, whatever the frame claims.
   ZSTD_DStream* ds = ZSTD_createDStream();
-  if (!ds) return std::unexpected(TableError{TableError::Internal, "zstd: out of memory"});
+  if (!ds) return std::unexpected(TableError{TableError::OutOfMemory, "zstd: out of memory"});
   PositionListDecoder dec(h.subset_size, full_size);
   std::vector<unsigned char> chunk(1u << 16);
   ZSTD_inBuffer in{comp.data(), comp.size(), 0};
