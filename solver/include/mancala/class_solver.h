@@ -497,6 +497,7 @@ class ClassSolver {
       } && std::is_same_v<S, std::int8_t>;
   static constexpr int kSide = kMaxPits / 2;
   static constexpr int kCompactBatch = 32;
+  static constexpr int kTile = 64;  // sides v per tile (compact_tile)
   struct Sown {  // one position's children: found and prefetched before any is read
     const S* at[kSide];  // each child's value: in val_ (gain 0) or in a lower class
     Index tail[kSide];   // each child's tail (its pits m..P-1)
@@ -525,31 +526,44 @@ class ClassSolver {
       return true;
     }
   }
-  // sum_{from <= j < to} E(j, s_j), starting from s_from = s.
-  Index digits(const Seeds* x, int from, int to, int s) const {
-    Index r = 0;
+  // sum_{from <= j < from + count} E(j, s_j), s_from = s and s_{j+1} = s_j - x_j, for
+  // the pits x_from.. in the bytes of w (byte k: x_{from+k}; count <= 8). The seeds
+  // before each pit are w's prefix sums, found at once: byte k of (w * 0x0101..01) << 8
+  // is x_from + ... + x_{from+k-1} (no carry: a board holds fewer than 256 seeds), so
+  // the look-ups do not wait for each other (pit by pit, each one waited for the last).
+  // Example (the worked one above): head(0,1) with s = 3: w = bytes (0, 1), prefix
+  // bytes (0, 0, 1, ..): s_0 = 3 - 0, s_1 = 3 - 0: E(0, 3) + E(1, 3) = 10.
+  Index digits(std::uint64_t w, int from, int count, int s) const {
+    const std::uint64_t before = (w * 0x0101010101010101ULL) << 8;
     const Index* e = steps_ + static_cast<std::size_t>(from) * stride_;
-    for (int j = from; j < to; ++j, e += stride_) {
-      r += e[s];
-      s -= x[j];
-    }
+    Index r = 0;
+    for (int k = 0; k < count; ++k, e += stride_) r += e[s - static_cast<int>((before >> (8 * k)) & 0xFF)];
     return r;
+  }
+  static std::uint64_t first_half(const Seeds* b) {
+    std::uint64_t lo;
+    std::memcpy(&lo, b, sizeof lo);
+    return lo;
   }
 
   // Tails by their half. A rank is head + tail: head = sum_{j < m} E(j, s_j) over the
   // first half of the board, tail = sum_{m <= j < P} E(j, s_j), which depends only on
   // the pits m..P-1 (s_m is their sum). A child's tail is kept by those pits' bytes
-  // (8 bytes from pit m of a 16-byte board: zeros past P-1), in one slot per pit sown:
-  // the positions of a batch share their mover side S (a tile: S outer), and the
-  // child's second half is S sown from pit i whenever the move turns the board
-  // (an in-class move, a move that ends on the other side, a capture), for every N of
-  // the tile. A move that ends in the store leaves the other side as it was: the
-  // parent's own tail. The bytes are compared, so any slot may hold any half (a miss
-  // computes the tail and keeps it).
-  struct Tails {
+  // (8 bytes from pit m of a 16-byte board: zeros past P-1), in one slot per pit sown
+  // of a row: the child's second half is the mover's side sown from pit i whenever
+  // the move turns the board (an in-class move, a move that ends on the other side,
+  // a capture), so positions with the same mover side share a row (a tile's batches
+  // of one mover side S: the shared row; of the tile's movers N: one row per N). A
+  // move that ends in the store leaves the other side as it was: the parent's own
+  // tail. The bytes are compared, so any slot may hold any half (a miss computes the
+  // tail and keeps it).
+  struct TailRow {
     std::uint64_t key[kSide];
     Index tail[kSide];
-    Tails() { std::fill(key, key + kSide, ~std::uint64_t{0}); }  // no half has these bytes
+    TailRow() { std::fill(key, key + kSide, ~std::uint64_t{0}); }  // no half has these bytes
+  };
+  struct Tails {
+    TailRow row[kTile + 1];  // row g: the tile's mover N_g; row kTile: shared
   };
   // Read as the two words sow() stores (a load across both would wait for them to
   // reach the cache: no store forwarding).
@@ -559,14 +573,14 @@ class ClassSolver {
     std::memcpy(&hi, b + 8, sizeof hi);
     return m == 8 ? hi : (lo >> (8 * m)) | (hi << (64 - 8 * m));
   }
-  // Finds the slots of the children of board b (n seeds; `own`: the tail of b) and
-  // prefetches them.
-  void expand(const Seeds* b, Index own, Sown& f, Tails& tails) const {
+  // Finds the slots of the children of board b (n seeds; `own`: the tail of b,
+  // `prefix`: the head of its other side, head(b + m), the in-class children's head)
+  // and prefetches them.
+  void expand(const Seeds* b, Index own, Index prefix, Sown& f, TailRow& tails) const {
     f.count = 0;
     if (rules_.Rules::over(b)) return;
     const int m = pits_ / 2, n = index_.key().seeds;
     const std::uint64_t own_half = second_half(b, m);
-    const Index prefix = digits(b + m, 0, m, n);  // the in-class children's head
     for (int i = 0; i < m; ++i) {
       if (b[i] == 0) continue;
       Seeds c[kMaxPits];
@@ -579,12 +593,12 @@ class ClassSolver {
         tail = tails.tail[i];
       } else {
         const int seeds = static_cast<int>((half * 0x0101010101010101ULL) >> 56);  // the half's seeds (< 256)
-        tail = digits(c, m, pits_, seeds);
+        tail = digits(half, m, m, seeds);
         tails.key[i] = half;
         tails.tail[i] = tail;
       }
       const S* at = s.gain == 0 ? &val_[static_cast<std::size_t>(prefix + tail)]
-                                : lower_[static_cast<std::size_t>(n - s.gain)] + (digits(c, 0, m, n - s.gain) + tail);
+                                : lower_[static_cast<std::size_t>(n - s.gain)] + (digits(first_half(c), 0, m, n - s.gain) + tail);
       __builtin_prefetch(at);
       f.at[f.count] = at;
       f.tail[f.count] = tail;
@@ -596,7 +610,7 @@ class ClassSolver {
   }
   // The value of board b from its expanded children f; an unknown in-class child is
   // computed first (depth first, frames[depth] and up) and kept.
-  Value resolve(const Seeds* b, const Sown& f, int depth, std::deque<Sown>& frames, Tails& tails, Context& ctx) {
+  Value resolve(const Seeds* b, const Sown& f, int depth, std::deque<Sown>& frames, TailRow& tails, Context& ctx) {
     if (f.count == 0) {
       Position p;
       for (int k = 0; k < pits_; ++k) p.pits[static_cast<std::size_t>(k)] = b[k];
@@ -618,7 +632,7 @@ class ClassSolver {
           Seeds c[kMaxPits];
           rules_.Rules::sow(b, f.pit[k], c);
           Sown& g = frames[static_cast<std::size_t>(depth)];
-          expand(c, f.tail[k], g, tails);
+          expand(c, f.tail[k], digits(second_half(c, pits_ / 2), 0, pits_ / 2, index_.key().seeds), g, tails);
           v = resolve(c, g, depth + 1, frames, tails, ctx);
           detail::store(slot, static_cast<S>(v));
         }
@@ -632,22 +646,39 @@ class ClassSolver {
     }
     return best;
   }
-  // The pass in tiles. A tile is up to kTile opponent sides N of a seeds, consecutive
-  // in lexicographic order, times every mover side S of n - a seeds, S outer: for
-  // each S the positions (S, N) of the tile have consecutive ranks prefix(S) +
-  // tail(N) (one cache line of values), and all the in-class children (N, S') of a
-  // tile fall in its kTile blocks of ranks prefix(N) + [0, C(n - a + m-1, m-1)),
-  // which stay in cache (the order of acyclic() turned on its side: there each
-  // visited position's own value was a miss). Kalah(6) empty up to 18 seeds, one
-  // thread, CPU time under load: kTile 16 / 32 / 64: 12.8 / 12.2-12.3 / 11.8-11.9 s.
-  static constexpr int kTile = 64;
+  // The pass in tiles, in an order where every in-class child is decided before its
+  // parent (the recursion of resolve() is then only a fallback, for threads that run
+  // neighbouring tiles at once: whoever meets an unknown child computes it first; the
+  // value is the same, whoever stores it). An in-class move moves seeds only on the
+  // mover's side, towards its store: from (S, N) (mover's side S, other side N) it
+  // goes to (N, S'), |S'| = |S|, S' before S in lexicographic order (pit i emptied,
+  // later pits raised). Take seed counts a >= n - a, the sides v of a seeds and u of
+  // n - a seeds, each numbered in lexicographic order, and on the plane (u, v):
+  //   A(u, v) = (S_u, N_v): its in-class children are B(u', v), u' < u;
+  //   B(u, v) = (N_v, S_u): its in-class children are A(u, v'), v' < v.
+  // A tile is up to kTile consecutive v of a seeds, times every u; the tiles of a pair
+  // a, n - a go in order of v, each one u by u (ascending), and at each u first A(u, v)
+  // for the tile's v, then B(u, v): A(u, v) reads B of a smaller u (earlier in the
+  // tile), B(u, v) reads A(u, v' < v) (this u's A, or an earlier tile's). For a = n - a
+  // the two are one layer and B(u, v) = A(v, u): every position is an A of one tile;
+  // B(u, v) is visited (for the order) from the tile's first v on (a smaller u: an
+  // earlier tile's A) and skipped when known.
+  // Worked example (m = 2, n = 3, a = 2): v = 0, 1, 2 for (0,2) (1,1) (2,0), u = 0, 1
+  // for (0,1) (1,0). A(1, 1) = (1,0 | 1,1) sows pit 0 to S' = (0,1): child (1,1 |
+  // 0,1) = B(0, 1), decided at u = 0. B(1, 1) = (1,1 | 1,0) sows pit 0 to N' = (0,2):
+  // child (1,0 | 0,2) = A(1, 0), decided just before it at u = 1.
+  // Memory: at each u the tile's A(u, v) have consecutive ranks head(S_u) + tail(N_v)
+  // (one cache line), its B(u, v) ranks head(N_v) + tail(S_u) (kTile runs, each one
+  // rank further per u); A's in-class children fall in the kTile blocks head(N_v) +
+  // [0, C(n - a + m-1, m-1)), which stay in cache, B's in A(u, v' < v) (this u's line,
+  // or one line of an earlier tile: a miss, prefetched in the batch like the exits).
   struct Tile {
-    int a = 0;           // seeds on the opponent's side
-    std::size_t first = 0;  // its first side in sides_[a]
-    Index positions = 0;
+    int a = 0;              // seeds on the tile's sides v (a >= n - a)
+    std::size_t first = 0;  // its first v in sides_[a]
+    Index positions = 0;    // the positions it decides
   };
-  // sides_[a]: the distributions of a seeds over m pits in lexicographic order (m
-  // bytes each); the tiles of the class.
+  // sides_[a]: the distributions of a seeds over m pits in lexicographic order (one
+  // word each, byte k: pit k); the tiles of the class, pair by pair.
   void make_tiles() {
     const int m = pits_ / 2, n = index_.key().seeds;
     sides_.assign(static_cast<std::size_t>(n) + 1, {});
@@ -655,7 +686,9 @@ class ClassSolver {
       Seeds x[kSide] = {};
       x[m - 1] = static_cast<Seeds>(a);  // the first: every seed in the last pit
       for (;;) {
-        sides_[static_cast<std::size_t>(a)].insert(sides_[static_cast<std::size_t>(a)].end(), x, x + m);
+        std::uint64_t w = 0;
+        std::memcpy(&w, x, sizeof w);
+        sides_[static_cast<std::size_t>(a)].push_back(w);
         int k = m - 1;  // the next distribution (ClassIndex::next)
         while (k > 0 && x[k] == 0) --k;
         if (k == 0) break;
@@ -666,54 +699,69 @@ class ClassSolver {
       }
     }
     tiles_.clear();
-    for (int a = 0; a <= n; ++a) {
-      const std::size_t count = sides_[static_cast<std::size_t>(a)].size() / static_cast<std::size_t>(m);
-      const Index movers = sides_[static_cast<std::size_t>(n - a)].size() / static_cast<std::size_t>(m);
+    for (int a = n; 2 * a >= n; --a) {
+      const std::size_t count = sides_[static_cast<std::size_t>(a)].size();
+      const Index us = sides_[static_cast<std::size_t>(n - a)].size();
+      const Index layers = 2 * a == n ? 1 : 2;  // A and B, or one layer
       for (std::size_t g = 0; g < count; g += kTile)
-        tiles_.push_back(Tile{a, g, static_cast<Index>(std::min<std::size_t>(kTile, count - g)) * movers});
+        tiles_.push_back(Tile{a, g, static_cast<Index>(std::min<std::size_t>(kTile, count - g)) * us * layers});
     }
   }
   void compact_tile(const Tile& t, std::deque<Sown>& frames, Tails& tails, Context& ctx) {
     const int m = pits_ / 2, n = index_.key().seeds;
-    const auto& opp = sides_[static_cast<std::size_t>(t.a)];
-    const auto& mov = sides_[static_cast<std::size_t>(n - t.a)];
-    const int g_count = static_cast<int>(std::min<std::size_t>(kTile, opp.size() / static_cast<std::size_t>(m) - t.first));
+    const auto& vs = sides_[static_cast<std::size_t>(t.a)];
+    const auto& us = sides_[static_cast<std::size_t>(n - t.a)];
+    const int g_count = static_cast<int>(std::min<std::size_t>(kTile, vs.size() - t.first));
+    const bool square = 2 * t.a == n;
+    const std::uint64_t* v = &vs[t.first];
+    // head(x) = sum_{j < m} E(j, s_j) of a side x as the mover's (s_0 = n), tail(y) =
+    // sum_{m <= j < P} E(j, s_j) of a side y as the other (s_m = |y|).
+    Index vhead[kTile], vtail[kTile];
+    for (int g = 0; g < g_count; ++g) {
+      vhead[g] = digits(v[g], 0, m, n);
+      vtail[g] = digits(v[g], m, m, t.a);
+    }
     Seeds boards[kCompactBatch][kMaxPits] = {};
     S* own[kCompactBatch];
-    int own_g[kCompactBatch];  // each one's N in the tile
-    Index tail[kTile];         // the tail of each N
+    Index own_tail[kCompactBatch], prefix[kCompactBatch];  // the board's tail, its other side's head
+    TailRow* row[kCompactBatch];
     int filled = 0;
     auto flush = [&] {
       if (stopped()) return;
       for (int k = 0; k < filled; ++k) {
         auto& f = frames[static_cast<std::size_t>(k)];
-        if (detail::load(*own[k]) == kUnset) expand(boards[k], tail[own_g[k]], f, tails);
-        else f.count = -1;  // known already (an in-class child of an earlier position)
+        if (detail::load(*own[k]) == kUnset) expand(boards[k], own_tail[k], prefix[k], f, *row[k]);
+        else f.count = -1;  // known already
       }
       for (int k = 0; k < filled; ++k) {
         const auto& f = frames[static_cast<std::size_t>(k)];
         if (f.count < 0 || detail::load(*own[k]) != kUnset) continue;
-        detail::store(*own[k], static_cast<S>(resolve(boards[k], f, kCompactBatch, frames, tails, ctx)));
+        detail::store(*own[k], static_cast<S>(resolve(boards[k], f, kCompactBatch, frames, *row[k], ctx)));
       }
       filled = 0;
     };
-    for (int g = 0; g < g_count; ++g) {
-      Seeds b[kMaxPits] = {};
-      std::copy_n(&opp[(t.first + static_cast<std::size_t>(g)) * static_cast<std::size_t>(m)], m, b + m);
-      tail[g] = digits(b, m, pits_, t.a);
-    }
-    for (std::size_t s = 0; s < mov.size(); s += static_cast<std::size_t>(m)) {
-      const Seeds* mover = &mov[s];
-      const Index prefix = digits(mover, 0, m, n);
-      for (int g = 0; g < g_count; ++g) {
-        Seeds* b = boards[filled];
-        std::copy_n(mover, m, b);
-        std::copy_n(&opp[(t.first + static_cast<std::size_t>(g)) * static_cast<std::size_t>(m)], m, b + m);
-        own[filled] = &val_[static_cast<std::size_t>(prefix + tail[g])];
-        own_g[filled] = g;
-        __builtin_prefetch(own[filled]);
-        if (++filled == kCompactBatch) flush();
-      }
+    // The board (mover | other) of rank head(mover) + tail(other).
+    auto add = [&](std::uint64_t mover, std::uint64_t other, Index mover_head, Index other_head, Index other_tail,
+                   TailRow& r) {
+      const std::uint64_t lo = m == 8 ? mover : mover | (other << (8 * m));
+      const std::uint64_t hi = m == 8 ? other : other >> (64 - 8 * m);
+      std::memcpy(boards[filled], &lo, sizeof lo);
+      std::memcpy(boards[filled] + 8, &hi, sizeof hi);
+      own[filled] = &val_[static_cast<std::size_t>(mover_head + other_tail)];
+      own_tail[filled] = other_tail;
+      prefix[filled] = other_head;
+      row[filled] = &r;
+      __builtin_prefetch(own[filled]);
+      if (++filled == kCompactBatch) flush();
+    };
+    for (std::size_t k = 0; k < us.size(); ++k) {
+      const std::uint64_t u = us[k];
+      const Index uhead = digits(u, 0, m, n), utail = digits(u, m, m, n - t.a);
+      for (int g = 0; g < g_count; ++g)  // A(u, v)
+        add(u, v[g], uhead, vhead[g], vtail[g], tails.row[kTile]);
+      if (square && k < t.first) continue;  // B(u, v) = A(v, u) of an earlier tile
+      for (int g = 0; g < g_count; ++g)  // B(u, v)
+        add(v[g], u, vhead[g], uhead, utail, tails.row[g]);
     }
     flush();
   }
@@ -1262,7 +1310,7 @@ class ClassSolver {
   const Index* steps_ = nullptr;  // the class index's E(j, s), row stride stride_
   std::size_t stride_ = 0;
   int pits_ = 0;
-  std::vector<std::vector<Seeds>> sides_;
+  std::vector<std::vector<std::uint64_t>> sides_;
   std::vector<Tile> tiles_;
   // Sweeps.
   std::vector<Bounds> bounds_;
