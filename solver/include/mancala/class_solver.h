@@ -371,10 +371,10 @@ class ClassSolver {
         const auto workers = std::min<Index>(pairs_.size(), static_cast<Index>(arena_.max_concurrency()));
         parallel(workers, 1, [&](const tbb::blocked_range<Index>&, Context& ctx) {
           std::deque<Sown> frames(kCompactBatch);  // the batch's, then one per depth (stable references)
-          Tails tails;
+          std::vector<Move> vmoves;
           for (std::size_t p; (p = next.fetch_add(1)) < pairs_.size() && !stopped();)
             for (std::size_t k = pairs_[p].first; k < pairs_[p].end; ++k) {
-              compact_tile(tiles_[k], frames, tails, ctx);
+              compact_tile(tiles_[k], frames, vmoves, ctx);
               report(tiles_[k].positions, 0, 0);
             }
         });
@@ -466,47 +466,60 @@ class ClassSolver {
 
   // ---- Acyclic kernel on compact boards (rules that sow without marks: Kalah) ------
   //
-  // Picked once per class when the rules type plays on compact boards (Rules::sow(
-  // board, pit, child) -> {gain, again}, turn, over: kalah.h), values are bytes (score
-  // games), the class index is the plain distribution rank and every lower class
-  // 0..n-1 is solved with a plain index. Otherwise acyclic_value() above runs. Per
-  // child there is no Child, no class_of, no class look-up, no full rank:
-  //  * a board is its P = 2m pit contents (bytes, kMaxPits of room), the mover's first;
+  // Picked once per class when the rules type gives the moves of one side alone
+  // (Rules::side_move(side, pit) and captures(facing seeds): kalah.h), values are
+  // bytes (score games), the class index is the plain distribution rank and every
+  // lower class 0..n-1 is solved with a plain index. Otherwise acyclic_value() above
+  // runs. Per child there is no Child, no class_of, no class look-up, no full rank:
+  //  * a side is a word, pit k in byte k (m <= 8 pits); a position is (mover's side,
+  //    other side), the board of rank rank(mover | other);
   //  * a child's class is the parent's n seeds less the move's gain (seeds sown into
   //    the store or captured): gain 0 stays in the class; otherwise the values of
   //    class n - gain are a plain byte array, lower_[n - gain];
-  //  * ranks on compact boards, one look-up per pit: the telescoped rank of index.h
+  //  * ranks, one look-up per pit: the telescoped rank of index.h
   //    (DistributionIndex::steps), rank(x) = sum_{j < P} E(j, s_j) with s_j = x_j +
   //    ... + x_{P-1} (s_0 = n); E does not depend on the class, so the table of the
-  //    class being solved ranks the children in the lower classes too. An in-class
-  //    child (N, S') is the parent (S, N) turned round with only the mover's side
-  //    changed: its rank is prefix(N) + tail(S'), where prefix sums the pits j < m
-  //    (the parent's N: once per parent, for all its in-class children) and tail
-  //    the pits m..P-1, from s_m = |S'| = |S|.
+  //    class being solved ranks the children in the lower classes too. A rank is
+  //    head + tail: head(mover) sums the pits j < m (from s_0 = the board's seeds),
+  //    tail(other) the pits m..P-1 (from s_m = the other side's seeds).
   //    Worked example (m = 2, P = 4, n = 3): parent (1,1 | 0,1), South sows pit 0:
   //    S' = (0,2), child (0,1 | 0,2), s = (3,3,2,2). B(0,s) = binom(s+3,3), B(1,s) =
-  //    binom(s+2,2), B(2,s) = s+1. prefix(0,1) = E(0,3) + E(1,3) = 20 + (10 - 20) =
+  //    binom(s+2,2), B(2,s) = s+1. head(0,1) = E(0,3) + E(1,3) = 20 + (10 - 20) =
   //    10; tail(0,2) = E(2,2) + E(3,2) = (3 - 6) - 3 = -6: rank 4, the fifth
   //    distribution of 3 seeds over 4 pits in lexicographic order: (0,0,0,3)
   //    (0,0,1,2) (0,0,2,1) (0,0,3,0) (0,1,0,2).
+  //  * the moves of a side (Move: side_move() and what its ranks need) are found
+  //    once per side and serve every position of a tile with that mover: a move from
+  //    (x | y) leaves own on the mover's side and y + other on the other, so a child
+  //    costs an addition, the capture test and, for an exit that turns the board, the
+  //    head of its mover y + other (its tail, tail(own), is the move's);
   //  * the pass goes tile by tile (compact_tile below), in batches of kCompactBatch
   //    positions: every child slot of the batch's unknown positions is found and
   //    prefetched before any is read (the lower classes are read at random).
   static constexpr bool kCompactRules =
-      requires(const Rules& r, const Seeds* b, Seeds* out) {
-        r.sow(b, 0, out);
-        r.turn(b, out);
-        r.over(b);
+      requires(const Rules& r, std::uint64_t x) {
+        r.side_move(x, 0);
+        r.captures(0);
       } && std::is_same_v<S, std::int8_t>;
-  static constexpr int kSide = kMaxPits / 2;
+  static constexpr int kSide = 8;  // pits a side (16-pit boards)
   static constexpr int kCompactBatch = 32;
   static constexpr int kTile = 64;  // sides v per tile (compact_tile)
+  struct Move {  // one move of a side: side_move(), and the ranks it fixes
+    std::uint64_t own = 0, other = 0;  // the mover's side after it; what it sows on the other
+    Index tail_own = 0, tail_cap = 0;  // tail(own); tail(own, pit `last` emptied): a capture
+    Index head_again = 0;              // head(own) from n - store seeds (it ends in the store)
+    std::int16_t store = 0;
+    std::int8_t last = -1;  // as in side_move()
+    bool again = false;
+  };
   struct Sown {  // one position's children: found and prefetched before any is read
     const S* at[kSide];  // each child's value: in val_ (gain 0) or in a lower class
-    Index tail[kSide];   // each child's tail (its pits m..P-1)
+    Index tail[kSide];   // each child's tail
     std::int16_t gain[kSide];
-    std::uint8_t pit[kSide];
     bool again[kSide];
+    std::uint64_t mover = 0, other = 0;  // the position
+    const Move* moves = nullptr;         // its mover's moves (one per child)
+    Move own_moves[kSide];               // a recursion's moves
     int count = 0;  // 0: the game is over
   };
 
@@ -515,7 +528,7 @@ class ClassSolver {
     if constexpr (!kCompactRules) {
       return false;
     } else {
-      if (!index_.plain_distribution() || rules_.pits() > 16) return false;  // 16-byte boards
+      if (!index_.plain_distribution() || rules_.pits() > 2 * kSide) return false;
       const int n = index_.key().seeds;
       lower_.assign(static_cast<std::size_t>(n), nullptr);
       for (int c = 0; c < n; ++c) {
@@ -543,80 +556,78 @@ class ClassSolver {
     for (int k = 0; k < count; ++k, e += stride_) r += e[s - static_cast<int>((before >> (8 * k)) & 0xFF)];
     return r;
   }
-  static std::uint64_t first_half(const Seeds* b) {
-    std::uint64_t lo;
-    std::memcpy(&lo, b, sizeof lo);
-    return lo;
-  }
-
-  // Tails by their half. A rank is head + tail: head = sum_{j < m} E(j, s_j) over the
-  // first half of the board, tail = sum_{m <= j < P} E(j, s_j), which depends only on
-  // the pits m..P-1 (s_m is their sum). A child's tail is kept by those pits' bytes
-  // (8 bytes from pit m of a 16-byte board: zeros past P-1), in one slot per pit sown
-  // of a row: the child's second half is the mover's side sown from pit i whenever
-  // the move turns the board (an in-class move, a move that ends on the other side,
-  // a capture), so positions with the same mover side share a row (a tile's batches
-  // of one mover side S: the shared row; of the tile's movers N: one row per N). A
-  // move that ends in the store leaves the other side as it was: the parent's own
-  // tail. The bytes are compared, so any slot may hold any half (a miss computes the
-  // tail and keeps it).
-  struct TailRow {
-    std::uint64_t key[kSide];
-    Index tail[kSide];
-    TailRow() { std::fill(key, key + kSide, ~std::uint64_t{0}); }  // no half has these bytes
-  };
-  struct Tails {
-    TailRow row[kTile + 1];  // row g: the tile's mover N_g; row kTile: shared
-  };
-  // Read as the two words sow() stores (a load across both would wait for them to
-  // reach the cache: no store forwarding).
-  static std::uint64_t second_half(const Seeds* b, int m) {
-    std::uint64_t lo, hi;
-    std::memcpy(&lo, b, sizeof lo);
-    std::memcpy(&hi, b + 8, sizeof hi);
-    return m == 8 ? hi : (lo >> (8 * m)) | (hi << (64 - 8 * m));
-  }
-  // Finds the slots of the children of board b (n seeds; `own`: the tail of b,
-  // `prefix`: the head of its other side, head(b + m), the in-class children's head)
-  // and prefetches them.
-  void expand(const Seeds* b, Index own, Index prefix, Sown& f, TailRow& tails) const {
-    f.count = 0;
-    if (rules_.Rules::over(b)) return;
+  static int seeds_of(std::uint64_t w) { return static_cast<int>((w * 0x0101010101010101ULL) >> 56); }
+  static int pit_of(std::uint64_t w, int k) { return static_cast<int>((w >> (8 * k)) & 0xFF); }
+  // The moves of side x as the mover's (n seeds on the board), one per non-empty pit.
+  int side_moves(std::uint64_t x, Move* out) const {
     const int m = pits_ / 2, n = index_.key().seeds;
-    const std::uint64_t own_half = second_half(b, m);
+    int count = 0;
     for (int i = 0; i < m; ++i) {
-      if (b[i] == 0) continue;
-      Seeds c[kMaxPits];
-      const auto s = rules_.Rules::sow(b, i, c);
-      const std::uint64_t half = second_half(c, m);
-      Index tail;
-      if (half == own_half) {
-        tail = own;
-      } else if (half == tails.key[i]) {
-        tail = tails.tail[i];
-      } else {
-        const int seeds = static_cast<int>((half * 0x0101010101010101ULL) >> 56);  // the half's seeds (< 256)
-        tail = digits(half, m, m, seeds);
-        tails.key[i] = half;
-        tails.tail[i] = tail;
-      }
-      const S* at = s.gain == 0 ? &val_[static_cast<std::size_t>(prefix + tail)]
-                                : lower_[static_cast<std::size_t>(n - s.gain)] + (digits(first_half(c), 0, m, n - s.gain) + tail);
-      __builtin_prefetch(at);
-      f.at[f.count] = at;
-      f.tail[f.count] = tail;
-      f.gain[f.count] = static_cast<std::int16_t>(s.gain);
-      f.pit[f.count] = static_cast<std::uint8_t>(i);
-      f.again[f.count] = s.again;
-      ++f.count;
+      if (pit_of(x, i) == 0) continue;
+      const auto s = rules_.Rules::side_move(x, i);
+      Move& d = out[count++];
+      d.own = s.own;
+      d.other = s.other;
+      d.store = static_cast<std::int16_t>(s.store);
+      d.last = static_cast<std::int8_t>(s.last);
+      d.again = s.again;
+      const int seeds = seeds_of(s.own);
+      d.tail_own = digits(s.own, m, m, seeds);
+      d.tail_cap = s.last >= 0 ? digits(s.own & ~(std::uint64_t{0xFF} << (8 * s.last)), m, m, seeds - 1) : 0;
+      d.head_again = s.again ? digits(s.own, 0, m, n - s.store) : 0;
     }
+    return count;
   }
-  // The value of board b from its expanded children f; an unknown in-class child is
+  // Finds the slots of the children of (mover x, other y) and prefetches them: `own`
+  // is tail(y), `prefix` head(y) from n (the in-class children's head), `moves` x's.
+  void expand(std::uint64_t x, std::uint64_t y, Index own, Index prefix, const Move* moves, int count,
+              Sown& f) const {
+    f.mover = x;
+    f.other = y;
+    f.moves = moves;
+    f.count = 0;
+    if (x == 0 || y == 0) return;  // the game is over
+    const int m = pits_ / 2, n = index_.key().seeds;
+    for (int k = 0; k < count; ++k) {
+      const Move& d = moves[k];
+      std::uint64_t y1 = y + d.other;  // no byte overflows (fewer than 256 seeds)
+      int gain = d.store;
+      Index tail;
+      const S* at;
+      if (d.again) {  // (own | y1), n - store seeds
+        tail = d.other == 0 ? own : digits(y1, m, m, seeds_of(y1));
+        at = lower_[static_cast<std::size_t>(n - gain)] + (d.head_again + tail);
+      } else {  // turned: (y1 | own), after a capture if any
+        tail = d.tail_own;
+        if (d.last >= 0) {
+          const int facing = m - 1 - d.last, seeds = pit_of(y1, facing);
+          if (rules_.Rules::captures(seeds)) {
+            gain += seeds + 1;
+            y1 &= ~(std::uint64_t{0xFF} << (8 * facing));
+            tail = d.tail_cap;
+          }
+        }
+        at = gain == 0 ? &val_[static_cast<std::size_t>(prefix + tail)]  // y1 = y: head(y) from n
+                       : lower_[static_cast<std::size_t>(n - gain)] + (digits(y1, 0, m, n - gain) + tail);
+      }
+      __builtin_prefetch(at);
+      f.at[k] = at;
+      f.tail[k] = tail;
+      f.gain[k] = static_cast<std::int16_t>(gain);
+      f.again[k] = d.again;
+    }
+    f.count = count;
+  }
+  // The value of a position from its expanded children f; an unknown in-class child is
   // computed first (depth first, frames[depth] and up) and kept.
-  Value resolve(const Seeds* b, const Sown& f, int depth, std::deque<Sown>& frames, TailRow& tails, Context& ctx) {
+  Value resolve(const Sown& f, int depth, std::deque<Sown>& frames, Context& ctx) {
     if (f.count == 0) {
+      const int m = std::min(pits_ / 2, kSide);
       Position p;
-      for (int k = 0; k < pits_; ++k) p.pits[static_cast<std::size_t>(k)] = b[k];
+      for (int k = 0; k < m; ++k) {
+        p.pits[static_cast<std::size_t>(k)] = static_cast<Seeds>(pit_of(f.mover, k));
+        p.pits[static_cast<std::size_t>(m + k)] = static_cast<Seeds>(pit_of(f.other, k));
+      }
       return rules_.Rules::terminal_value(p);
     }
     Value best = kNone;
@@ -626,17 +637,17 @@ class ClassSolver {
         ++ctx.in_moves;
         S& slot = *const_cast<S*>(f.at[k]);
         Value v = detail::load(slot);
-        if (v == kUnset) {
+        if (v == kUnset) {  // only when the order of the tiles did not decide it first
           if (depth >= kCompactBatch + kMaxDepth) {
             fail("in-class moves of " + rules_.name() + " repeat a position: the acyclic method cannot solve it");
             return 0;
           }
           if (frames.size() <= static_cast<std::size_t>(depth)) frames.emplace_back();
-          Seeds c[kMaxPits];
-          rules_.Rules::sow(b, f.pit[k], c);
           Sown& g = frames[static_cast<std::size_t>(depth)];
-          expand(c, f.tail[k], digits(second_half(c, pits_ / 2), 0, pits_ / 2, index_.key().seeds), g, tails);
-          v = resolve(c, g, depth + 1, frames, tails, ctx);
+          const std::uint64_t x1 = f.other, y1 = f.moves[k].own;  // the child (y | own)
+          const int count = side_moves(x1, g.own_moves);
+          expand(x1, y1, f.tail[k], digits(y1, 0, pits_ / 2, index_.key().seeds), g.own_moves, count, g);
+          v = resolve(g, depth + 1, frames, ctx);
           detail::store(slot, static_cast<S>(v));
         }
         x = static_cast<Value>(-v);
@@ -650,32 +661,34 @@ class ClassSolver {
     return best;
   }
   // The pass in tiles, in an order where every in-class child is decided before its
-  // parent (the recursion of resolve() is then only a fallback). An in-class move moves seeds only on the
-  // mover's side, towards its store: from (S, N) (mover's side S, other side N) it
-  // goes to (N, S'), |S'| = |S|, S' before S in lexicographic order (pit i emptied,
-  // later pits raised). Take seed counts a >= n - a, the sides v of a seeds and u of
-  // n - a seeds, each numbered in lexicographic order, and on the plane (u, v):
-  //   A(u, v) = (S_u, N_v): its in-class children are B(u', v), u' < u;
-  //   B(u, v) = (N_v, S_u): its in-class children are A(u, v'), v' < v.
+  // parent (the recursion of resolve() is then only a fallback). An in-class move
+  // moves seeds only on the mover's side, towards its store: from (S, N) (mover's side
+  // S, other side N) it goes to (N, S'), |S'| = |S|, S' before S in lexicographic
+  // order (pit i emptied, later pits raised). Take seed counts a >= n - a, the sides v
+  // of a seeds and u of n - a seeds, each numbered in lexicographic order, and on the
+  // plane (u, v):
+  //   P(u, v) = (S_u, N_v): its in-class children are Q(u', v), u' < u;
+  //   Q(u, v) = (N_v, S_u): its in-class children are P(u, v'), v' < v.
   // A tile is up to kTile consecutive v of a seeds, times every u; the tiles of a pair
-  // a, n - a go in order of v, each one u by u (ascending), and at each u first A(u, v)
-  // for the tile's v, then B(u, v): A(u, v) reads B of a smaller u (earlier in the
-  // tile), B(u, v) reads A(u, v' < v) (this u's A, or an earlier tile's). For a = n - a
-  // the two are one layer and B(u, v) = A(v, u): every position is an A of one tile;
-  // B(u, v) is visited (for the order) from the tile's first v on (a smaller u: an
-  // earlier tile's A) and skipped when known. The pairs of layers are independent:
+  // a, n - a go in order of v, each one u by u (ascending), and at each u first P(u, v)
+  // for the tile's v, then Q(u, v): P(u, v) reads Q of a smaller u (earlier in the
+  // tile), Q(u, v) reads P(u, v' < v) (this u's P, or an earlier tile's). For a = n - a
+  // the two are one layer and Q(u, v) = P(v, u): every position is a P of one tile;
+  // Q(u, v) is visited (for the order) from the tile's first v on (a smaller u: an
+  // earlier tile's P) and skipped when known. The pairs of layers are independent:
   // one thread solves a pair's tiles in order, the threads take pairs largest first
-  // (Kalah(6), 20 seeds: 11 pairs, the largest a = 11, 9 with 17.5 M of the 84.7 M
+  // (Kalah(6), 20 seeds: 11 pairs, the largest a = 11 and 9 with 17.5 M of the 84.7 M
   // positions).
   // Worked example (m = 2, n = 3, a = 2): v = 0, 1, 2 for (0,2) (1,1) (2,0), u = 0, 1
-  // for (0,1) (1,0). A(1, 1) = (1,0 | 1,1) sows pit 0 to S' = (0,1): child (1,1 |
-  // 0,1) = B(0, 1), decided at u = 0. B(1, 1) = (1,1 | 1,0) sows pit 0 to N' = (0,2):
-  // child (1,0 | 0,2) = A(1, 0), decided just before it at u = 1.
-  // Memory: at each u the tile's A(u, v) have consecutive ranks head(S_u) + tail(N_v)
-  // (one cache line), its B(u, v) ranks head(N_v) + tail(S_u) (kTile runs, each one
-  // rank further per u); A's in-class children fall in the kTile blocks head(N_v) +
-  // [0, C(n - a + m-1, m-1)), which stay in cache, B's in A(u, v' < v) (this u's line,
+  // for (0,1) (1,0). P(1, 1) = (1,0 | 1,1) sows pit 0 to S' = (0,1): child (1,1 |
+  // 0,1) = Q(0, 1), decided at u = 0. Q(1, 1) = (1,1 | 1,0) sows pit 0 to N' = (0,2):
+  // child (1,0 | 0,2) = P(1, 0), decided just before it at u = 1.
+  // Memory: at each u the tile's P(u, v) have consecutive ranks head(S_u) + tail(N_v)
+  // (one cache line), its Q(u, v) ranks head(N_v) + tail(S_u) (kTile runs, each one
+  // rank further per u); P's in-class children fall in the kTile blocks head(N_v) +
+  // [0, C(n - a + m-1, m-1)), which stay in cache, Q's in P(u, v' < v) (this u's line,
   // or one line of an earlier tile: a miss, prefetched in the batch like the exits).
+  // The moves of S_u are found once per u, those of the tile's N_v once per tile.
   struct Tile {
     int a = 0;              // seeds on the tile's sides v (a >= n - a)
     std::size_t first = 0;  // its first v in sides_[a]
@@ -719,7 +732,7 @@ class ClassSolver {
     }
     std::stable_sort(pairs_.begin(), pairs_.end(), [](const Pair& x, const Pair& y) { return x.positions > y.positions; });
   }
-  void compact_tile(const Tile& t, std::deque<Sown>& frames, Tails& tails, Context& ctx) {
+  void compact_tile(const Tile& t, std::deque<Sown>& frames, std::vector<Move>& vmoves, Context& ctx) {
     const int m = pits_ / 2, n = index_.key().seeds;
     const auto& vs = sides_[static_cast<std::size_t>(t.a)];
     const auto& us = sides_[static_cast<std::size_t>(n - t.a)];
@@ -727,53 +740,62 @@ class ClassSolver {
     const bool square = 2 * t.a == n;
     const std::uint64_t* v = &vs[t.first];
     // head(x) = sum_{j < m} E(j, s_j) of a side x as the mover's (s_0 = n), tail(y) =
-    // sum_{m <= j < P} E(j, s_j) of a side y as the other (s_m = |y|).
+    // sum_{m <= j < P} E(j, s_j) of a side y as the other (s_m = |y|); v's moves.
     Index vhead[kTile], vtail[kTile];
+    int vcount[kTile];
+    vmoves.resize(static_cast<std::size_t>(kTile) * kSide);
     for (int g = 0; g < g_count; ++g) {
       vhead[g] = digits(v[g], 0, m, n);
       vtail[g] = digits(v[g], m, m, t.a);
+      vcount[g] = side_moves(v[g], &vmoves[static_cast<std::size_t>(g) * kSide]);
     }
-    Seeds boards[kCompactBatch][kMaxPits] = {};
-    S* own[kCompactBatch];
-    Index own_tail[kCompactBatch], prefix[kCompactBatch];  // the board's tail, its other side's head
-    TailRow* row[kCompactBatch];
+    // The moves of u, by u modulo kCompactBatch + 1: a batch holds positions of at most
+    // kCompactBatch consecutive u (each u adds one at least), so a slot is rewritten
+    // only once no position of the batch reads it.
+    Move umoves[kCompactBatch + 1][kSide];
+    struct Entry {  // a position of the batch: (mover | other)
+      std::uint64_t mover, other;
+      S* own;           // its value
+      Index own_tail;   // tail(other)
+      Index prefix;     // head(other) from n
+      const Move* moves;
+      int count;
+    };
+    Entry batch[kCompactBatch];
     int filled = 0;
     auto flush = [&] {
       if (stopped()) return;
       for (int k = 0; k < filled; ++k) {
+        const Entry& e = batch[k];
         auto& f = frames[static_cast<std::size_t>(k)];
-        if (detail::load(*own[k]) == kUnset) expand(boards[k], own_tail[k], prefix[k], f, *row[k]);
+        if (detail::load(*e.own) == kUnset) expand(e.mover, e.other, e.own_tail, e.prefix, e.moves, e.count, f);
         else f.count = -1;  // known already
       }
       for (int k = 0; k < filled; ++k) {
         const auto& f = frames[static_cast<std::size_t>(k)];
-        if (f.count < 0 || detail::load(*own[k]) != kUnset) continue;
-        detail::store(*own[k], static_cast<S>(resolve(boards[k], f, kCompactBatch, frames, *row[k], ctx)));
+        if (f.count < 0 || detail::load(*batch[k].own) != kUnset) continue;
+        detail::store(*batch[k].own, static_cast<S>(resolve(f, kCompactBatch, frames, ctx)));
       }
       filled = 0;
     };
-    // The board (mover | other) of rank head(mover) + tail(other).
+    // (mover | other), of rank head(mover) + tail(other)
     auto add = [&](std::uint64_t mover, std::uint64_t other, Index mover_head, Index other_head, Index other_tail,
-                   TailRow& r) {
-      const std::uint64_t lo = m == 8 ? mover : mover | (other << (8 * m));
-      const std::uint64_t hi = m == 8 ? other : other >> (64 - 8 * m);
-      std::memcpy(boards[filled], &lo, sizeof lo);
-      std::memcpy(boards[filled] + 8, &hi, sizeof hi);
-      own[filled] = &val_[static_cast<std::size_t>(mover_head + other_tail)];
-      own_tail[filled] = other_tail;
-      prefix[filled] = other_head;
-      row[filled] = &r;
-      __builtin_prefetch(own[filled]);
+                   const Move* moves, int count) {
+      S* own = &val_[static_cast<std::size_t>(mover_head + other_tail)];
+      __builtin_prefetch(own);
+      batch[filled] = Entry{mover, other, own, other_tail, other_head, moves, count};
       if (++filled == kCompactBatch) flush();
     };
     for (std::size_t k = 0; k < us.size(); ++k) {
       const std::uint64_t u = us[k];
       const Index uhead = digits(u, 0, m, n), utail = digits(u, m, m, n - t.a);
-      for (int g = 0; g < g_count; ++g)  // A(u, v)
-        add(u, v[g], uhead, vhead[g], vtail[g], tails.row[kTile]);
-      if (square && k < t.first) continue;  // B(u, v) = A(v, u) of an earlier tile
-      for (int g = 0; g < g_count; ++g)  // B(u, v)
-        add(v[g], u, vhead[g], uhead, utail, tails.row[g]);
+      const Move* um = umoves[k % (kCompactBatch + 1)];
+      const int ucount = side_moves(u, umoves[k % (kCompactBatch + 1)]);
+      for (int g = 0; g < g_count; ++g)  // P(u, v)
+        add(u, v[g], uhead, vhead[g], vtail[g], um, ucount);
+      if (square && k < t.first) continue;  // Q(u, v) = P(v, u) of an earlier tile
+      for (int g = 0; g < g_count; ++g)  // Q(u, v)
+        add(v[g], u, vhead[g], uhead, utail, &vmoves[static_cast<std::size_t>(g) * kSide], vcount[g]);
     }
     flush();
   }

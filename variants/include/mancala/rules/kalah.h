@@ -43,6 +43,21 @@ class Kalah final : public Variant {
     bool again = false;
   };
   Sowing sow(const Seeds* b, int i, Seeds* out) const;
+  // side_move: the same move from pit i of South's side x (pit k in byte k of the
+  // word), North's side left out. On any board (x | y) the move leaves `own` on
+  // South's side and y + `other` on North's (`other`: the seeds sown there, laps
+  // included), sows `store` seeds into the store and moves again when `again`; then,
+  // if `last` >= 0 (its last seed fell into South's pit `last`, empty before), it
+  // captures the facing pit m-1-last when captures(seeds there after the move): gain
+  // store + facing seeds + 1, both pits emptied. sow() is this, and the board turned.
+  struct SideMove {
+    std::uint64_t own = 0, other = 0;
+    int store = 0;
+    int last = -1;
+    bool again = false;
+  };
+  SideMove side_move(std::uint64_t x, int i) const;
+  bool captures(int facing) const { return facing > 0 || capture_ == Capture::Empty; }
   // b turned round (the other side to move).
   void turn(const Seeds* b, Seeds* out) const;
   // The game is over on board b: a side is empty (no move is left).
@@ -91,11 +106,11 @@ inline int byte(Board x, int k) { return static_cast<int>(x >> (8 * k)) & 0xFF; 
 // Example (m = 2, L = 5): board (South 3, 0 | North 1, 1), sow pit 0: circuit
 // (0, 0, store 0, 1, 1) + ones on steps 1..3 = (0, 1, 1, 2, 1): one seed in the
 // store (gain 1), last seed on North's pit 2: child turned round (2, 1 | 0, 1).
-inline Kalah::Sowing Kalah::sow(const Seeds* p, int i, Seeds* out) const {
-  using namespace kalah_detail;
-  const int m = m_;
-  const int n = 2 * m;
-  const int L = n + 1;
+namespace kalah_detail {
+// The circuit of board p (m pits a side) after South sows pit i, before any capture;
+// `last`: the step of its last seed, (i + s) mod L.
+inline Board sow_circuit(const Seeds* p, int m, int i, int& last) {
+  const int L = 2 * m + 1;
   const int s = p[i];
   const Board south_mask = ones(m) * 0xFF;
   const Board pits = load(p) & ~(Board{0xFF} << (8 * i));  // pit i emptied
@@ -104,7 +119,18 @@ inline Kalah::Sowing Kalah::sow(const Seeds* p, int i, Seeds* out) const {
   if (laps) c += ones(L) * static_cast<unsigned>(laps);
   const int end = i + 1 + rest;  // steps i+1 .. end-1, wrapping past L
   c += end <= L ? ones(end) - ones(i + 1) : (ones(L) - ones(i + 1)) + ones(end - L);
-  const int last = end - 1 < L ? end - 1 : end - 1 - L;  // (i + s) mod L
+  last = end - 1 < L ? end - 1 : end - 1 - L;
+  return c;
+}
+}  // namespace kalah_detail
+
+inline Kalah::Sowing Kalah::sow(const Seeds* p, int i, Seeds* out) const {
+  using namespace kalah_detail;
+  const int m = m_;
+  const int n = 2 * m;
+  int last = 0;
+  Board c = sow_circuit(p, m, i, last);
+  const Board south_mask = ones(m) * 0xFF;
   Sowing r{byte(c, m), last == m};
   if (!r.again && last < m && byte(c, last) == 1) {
     const int facing = n - last;  // the step of pit n-1-last
@@ -117,6 +143,23 @@ inline Kalah::Sowing Kalah::sow(const Seeds* p, int i, Seeds* out) const {
   const Board south = c & south_mask, north = (c >> (8 * (m + 1))) & south_mask;
   const Board child = r.again ? south | (north << (8 * m)) : north | (south << (8 * m));
   std::memcpy(out, &child, sizeof child);
+  return r;
+}
+
+inline Kalah::SideMove Kalah::side_move(std::uint64_t x, int i) const {
+  using namespace kalah_detail;
+  const int m = m_;
+  Seeds p[16] = {};
+  std::memcpy(p, &x, sizeof x);  // North's side empty (m <= 6)
+  int last = 0;
+  const Board c = sow_circuit(p, m, i, last);
+  const Board side = ones(m) * 0xFF;
+  SideMove r;
+  r.own = static_cast<std::uint64_t>(c & side);
+  r.other = static_cast<std::uint64_t>((c >> (8 * (m + 1))) & side);
+  r.store = byte(c, m);
+  r.again = last == m;
+  r.last = !r.again && last < m && byte(c, last) == 1 ? last : -1;
   return r;
 }
 
