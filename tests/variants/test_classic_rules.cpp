@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 #include <random>
 #include <string>
@@ -13,6 +14,7 @@
 #include "mancala/notation.h"
 #include "mancala/perft.h"
 #include "mancala/rules.h"
+#include "mancala/rules/kalah.h"
 #include "reference/naive_classic.h"
 
 using namespace mancala;
@@ -336,6 +338,47 @@ TEST(Kalah, OpponentsStoreSkippedStartPitNotSkipped) {
   EXPECT_EQ(moves_text("kalah:2:empty 0,5/1,1 S"),
             "kalah:2:empty 0,5/1,1 S\n"
             "  move 1              -> kalah:2:empty 1,0/0,2 N    gains: mover 4, opponent 0\n");
+}
+
+// The solver's kernel moves one side alone (Kalah::side_move, class_solver.h): on any
+// other side, the move then the capture test give sow()'s board, gain and extra move.
+TEST(Kalah, SideMoveIsSowOnAnyOtherSide) {
+  std::mt19937 rng(13);
+  for (const char* spec : {"kalah:4:empty", "kalah:4:standard", "kalah:6:empty", "kalah:6:standard"}) {
+    const auto v = variant(spec);
+    const auto& k = dynamic_cast<const Kalah&>(*v);
+    const int m = k.pits_per_side();
+    for (int trial = 0; trial < 5000; ++trial) {
+      Seeds b[16] = {};
+      const unsigned most = trial % 3 == 0 ? 21 : 4;  // 20 seeds a pit: laps (under 256 on the board)
+      for (int j = 0; j < 2 * m; ++j) b[j] = static_cast<Seeds>(rng() % most);
+      std::uint64_t x = 0, y = 0;
+      std::memcpy(&x, b, static_cast<std::size_t>(m));
+      std::memcpy(&y, b + m, static_cast<std::size_t>(m));
+      for (int i = 0; i < m; ++i) {
+        if (b[i] == 0) continue;
+        Seeds c[16] = {};
+        const Kalah::Sowing s = k.sow(b, i, c);
+        const Kalah::SideMove d = k.side_move(x, i);
+        std::uint64_t own = d.own, other = y + d.other;
+        int gain = d.store;
+        if (d.last >= 0) {
+          const int facing = m - 1 - d.last, f = static_cast<int>((other >> (8 * facing)) & 0xFF);
+          if (k.captures(f)) {
+            gain += f + 1;
+            other &= ~(std::uint64_t{0xFF} << (8 * facing));
+            own &= ~(std::uint64_t{0xFF} << (8 * d.last));
+          }
+        }
+        Seeds e[16] = {};
+        std::memcpy(e, d.again ? &own : &other, static_cast<std::size_t>(m));
+        std::memcpy(e + m, d.again ? &other : &own, static_cast<std::size_t>(m));
+        EXPECT_EQ(gain, s.gain) << spec << " pit " << i;
+        EXPECT_EQ(d.again, s.again) << spec << " pit " << i;
+        EXPECT_EQ(std::memcmp(c, e, sizeof c), 0) << spec << " pit " << i;
+      }
+    }
+  }
 }
 
 TEST(Kalah, GameEndsWhenASideIsEmptyEachTakesHisOwn) {
