@@ -12,7 +12,6 @@ DistributionIndex::DistributionIndex(int pits, int max_seeds, IndexFilter filter
     : pits_(pits), max_seeds_(max_seeds), filter_(filter) {
   const std::size_t M = static_cast<std::size_t>(max_seeds) + 1;
   counts_.assign(static_cast<std::size_t>(pits + 1) * M * 2, 0);
-  table_.assign(static_cast<std::size_t>(pits + 1) * M * (M + 1) * 2, 0);
   auto C = [&](int j, int m, int z) -> Index& { return counts_[((static_cast<std::size_t>(j) * M) + static_cast<std::size_t>(m)) * 2 + static_cast<std::size_t>(z)]; };
   // Past the last pit: one (empty) way if no seeds are left and the filter is met.
   for (int z = 0; z < 2; ++z) C(pits, 0, z) = (!filter.active() || z) ? 1 : 0;
@@ -20,12 +19,7 @@ DistributionIndex::DistributionIndex(int pits, int max_seeds, IndexFilter filter
     for (int m = 0; m <= max_seeds; ++m)
       for (int z = 0; z < 2; ++z) {
         Index total = 0;
-        for (int x = 0; x <= m; ++x) {
-          const std::size_t at = (((static_cast<std::size_t>(j) * M + static_cast<std::size_t>(m)) * (M + 1)) + static_cast<std::size_t>(x)) * 2 + static_cast<std::size_t>(z);
-          table_[at] = total;
-          total += C(j + 1, m - x, next_z(j, x, z));
-        }
-        table_[(((static_cast<std::size_t>(j) * M + static_cast<std::size_t>(m)) * (M + 1)) + static_cast<std::size_t>(m + 1)) * 2 + static_cast<std::size_t>(z)] = total;
+        for (int x = 0; x <= m; ++x) total += C(j + 1, m - x, next_z(j, x, z));
         C(j, m, z) = total;
       }
   if (filter.active()) {  // the three tables of the telescoped U(x) - F(x) (index.h)
@@ -80,10 +74,12 @@ Index DistributionIndex::rank_filtered(const Seeds* x, int n) const {
 void DistributionIndex::unrank(Index r, int n, Seeds* x) const {
   int m = n, z = 0;
   for (int j = 0; j < pits_ - 1; ++j) {
-    // Largest v with T[j][m][v][z] <= r (and a non-empty block of completions).
+    // Largest v with T[j][m][v][z] <= r: T[j][m][v + 1][z] = T[j][m][v][z] + C(j+1,
+    // m-v, z'), the block of the distributions with x_j = v; empty blocks are passed.
     int v = 0;
-    while (v < m && t(j, m, v + 1, z) <= r) ++v;
-    r -= t(j, m, v, z);
+    Index below = 0;  // T[j][m][v][z]
+    for (Index block; v < m && below + (block = c(j + 1, m - v, next_z(j, v, z))) <= r; ++v) below += block;
+    r -= below;
     x[j] = static_cast<Seeds>(v);
     z = next_z(j, v, z);
     m -= v;

@@ -89,9 +89,6 @@ class DistributionIndex {
 
  private:
   Index c(int j, int m, int z) const { return counts_[((static_cast<std::size_t>(j) * (max_seeds_ + 1)) + static_cast<std::size_t>(m)) * 2 + static_cast<std::size_t>(z)]; }
-  Index t(int j, int m, int v, int z) const {
-    return table_[(((static_cast<std::size_t>(j) * (max_seeds_ + 1) + static_cast<std::size_t>(m)) * (max_seeds_ + 2)) + static_cast<std::size_t>(v)) * 2 + static_cast<std::size_t>(z)];
-  }
   Index rank_filtered(const Seeds* x, int n) const;
   int next_z(int j, int x, int z) const { return z | ((x == 0 && j >= filter_.zero_from && j < filter_.zero_to) ? 1 : 0); }
 
@@ -113,8 +110,9 @@ class DistributionIndex {
   // per state at (state * P + j) * (max_seeds + 1) + m; in_filter_[j] = j in [a, b).
   std::vector<Index> telescoped_;
   std::vector<std::uint8_t> in_filter_;
-  std::vector<Index> counts_;  // C(j, m, z), j in [0, P]
-  std::vector<Index> table_;   // T(j, m, v, z), v in [0, m+1]
+  // C(j, m, z), j in [0, P]. T[j][m][v][z] is not kept (P x N^2 entries): unrank()
+  // walks its blocks C(j+1, m-x, .), x = 0, 1, .. (at most x_j + 1 of them per pit).
+  std::vector<Index> counts_;
 };
 
 // The index of one class of one variant: maps positions of the class to [0, size).
