@@ -3,11 +3,11 @@
 #include <tbb/blocked_range.h>
 #include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <shared_mutex>
@@ -31,6 +31,11 @@ std::vector<ClassKey> ReachableSet::solving_order(int pits, int max_seeds) const
     return a.state < b.state;
   });
   return out;
+}
+
+std::uint64_t enumeration_bit_bytes(std::uint64_t max_positions) {
+  constexpr std::uint64_t floor = 1'000'000'000, most = std::numeric_limits<std::uint64_t>::max();
+  return max_positions >= most / 16 ? most : std::max(floor, 16 * max_positions);
 }
 
 namespace {
@@ -64,110 +69,9 @@ void for_tabled_children(const Variant& v, const Position& p, Visit&& visit) {
   }
 }
 
-struct Item {
-  ClassKey key;
-  Index rank;
-  friend bool operator<(const Item& a, const Item& b) { return a.key < b.key || (a.key == b.key && a.rank < b.rank); }
-  friend bool operator==(const Item& a, const Item& b) { return a.key == b.key && a.rank == b.rank; }
-};
-
-class IndexCache {
- public:
-  explicit IndexCache(const Variant& v) : v_(v) {}
-  const ClassIndex& get(const ClassKey& k) {
-    std::lock_guard lock(mu_);
-    auto& slot = map_[k];
-    if (!slot) slot = std::make_unique<ClassIndex>(v_, k);
-    return *slot;
-  }
-
- private:
-  const Variant& v_;
-  std::mutex mu_;
-  std::map<ClassKey, std::unique_ptr<ClassIndex>> map_;
-};
-
-}  // namespace
-
-Result<ReachableSet> enumerate_reachable(const Variant& v, const Position& root, int threads,
-                                         const std::function<void(const ReachableProgress&)>& progress,
-                                         std::uint64_t max_positions, const Budget& budget) {
-  tbb::task_arena arena(threads > 0 ? threads : tbb::task_arena::automatic);
-  IndexCache indexes(v);
-  std::map<ClassKey, std::vector<Index>> seen;
-  std::vector<Item> frontier;
-  auto item = [&](const Position& p) {
-    const ClassKey k = v.class_of(p);
-    return Item{k, indexes.get(k).full_rank(p)};
-  };
-  {  // the root, or what it reaches when no table holds it (a first move)
-    std::vector<Item> first;
-    if (v.tabled(root)) first.push_back(item(root));
-    else for_tabled_children(v, root, [&](const Position& q) { first.push_back(item(q)); });
-    std::sort(first.begin(), first.end());
-    first.erase(std::unique(first.begin(), first.end()), first.end());
-    for (const Item& i : first) seen[i.key].push_back(i.rank);
-    frontier = std::move(first);
-  }
-  ReachableSet out;
-  while (!frontier.empty()) {
-    if (auto stop = budget.check("reachable-set enumeration", out.positions)) return std::unexpected(*stop);
-    tbb::enumerable_thread_specific<std::vector<Item>> found;
-    auto expand = [&](const Position& p) {
-      auto& mine = found.local();
-      for_tabled_children(v, p, [&](const Position& q) { mine.push_back(item(q)); });
-    };
-    arena.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier.size(), 1024), [&](const tbb::blocked_range<std::size_t>& r) {
-        if (budget.stopped(out.positions)) return;  // the round's end reports it
-        for (std::size_t i = r.begin(); i < r.end(); ++i) expand(indexes.get(frontier[i].key).full_unrank(frontier[i].rank));
-        auto& mine = found.local();  // keep the per-thread lists small: sort and de-duplicate
-        if (mine.size() > (1u << 16)) {
-          std::sort(mine.begin(), mine.end());
-          mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
-        }
-      });
-    });
-    std::vector<Item> next;
-    for (auto& part : found) next.insert(next.end(), part.begin(), part.end());
-    arena.execute([&] { tbb::parallel_sort(next.begin(), next.end()); });
-    next.erase(std::unique(next.begin(), next.end()), next.end());
-    // Keep the new ones; merge them into the sorted per-class sets.
-    std::vector<Item> fresh;
-    for (std::size_t i = 0; i < next.size();) {
-      std::size_t j = i;
-      while (j < next.size() && next[j].key == next[i].key) ++j;
-      auto& have = seen[next[i].key];
-      const std::size_t before = fresh.size();
-      for (std::size_t t = i; t < j; ++t)
-        if (!std::binary_search(have.begin(), have.end(), next[t].rank)) fresh.push_back(next[t]);
-      if (fresh.size() > before) {
-        const std::size_t mid = have.size();
-        for (std::size_t t = before; t < fresh.size(); ++t) have.push_back(fresh[t].rank);
-        std::inplace_merge(have.begin(), have.begin() + static_cast<long>(mid), have.end());
-      }
-      i = j;
-    }
-    frontier = std::move(fresh);
-    ++out.rounds;
-    out.positions = 0;
-    for (const auto& [k, s] : seen) out.positions += s.size();
-    if (progress) progress(ReachableProgress{out.rounds, frontier.size(), out.positions});
-    if (auto stop = budget.check("reachable-set enumeration", out.positions)) return std::unexpected(*stop);
-    if (out.positions > max_positions)
-      return fail_with(Error::TableTooSmall, "more than " + std::to_string(max_positions) + " positions are reachable from " +
-                             "this root (" + std::to_string(out.positions) + " after " + std::to_string(out.rounds) +
-                             " rounds); choose a root with fewer seeds or more marks, or raise the limit");
-  }
-  for (auto& [k, s] : seen) out.classes[k] = std::make_shared<const std::vector<Index>>(std::move(s));
-  return out;
-}
-
-namespace {
-
-// One class while counting: its index and one bit per position of it.
-struct CountSlot {
-  explicit CountSlot(const Variant& v, const ClassKey& k, int pits) : index(v, k), marked(marked_pits(k, pits)) {}
+// One class of the walk: its index and one bit per position of it (its full rank).
+struct WalkSlot {
+  explicit WalkSlot(const Variant& v, const ClassKey& k, int pits) : index(v, k), marked(marked_pits(k, pits)) {}
   std::uint64_t bytes() const { return (index.full_size() + 63) / 64 * 8; }
   ClassIndex index;
   std::vector<std::uint64_t> bits;
@@ -183,25 +87,48 @@ struct CountSlot {
   }
 };
 
-struct CountOrder {
+struct WalkOrder {
   int marked, seeds;
   ClassKey key;
-  friend bool operator<(const CountOrder& a, const CountOrder& b) {
+  friend bool operator<(const WalkOrder& a, const WalkOrder& b) {
     if (a.marked != b.marked) return a.marked < b.marked;
     if (a.seeds != b.seeds) return a.seeds > b.seeds;
     return a.key < b.key;
   }
 };
 
-}  // namespace
+// A class the walk has finished, handed to its caller (from the calling thread).
+struct FinishedClass {
+  ClassKey key;
+  int marked = 0;
+  const std::vector<std::uint64_t>* bits = nullptr;  // bit r set <=> full rank r reached
+  std::uint64_t positions = 0;                       // bits set
+  std::uint64_t pending = 0;                         // classes reached, not yet done
+  std::uint64_t bytes = 0;                           // bit sets held once this one is freed
+};
 
-Result<ReachableCount> count_reachable(const Variant& v, const Position& root, const CountOptions& opt) {
-  tbb::task_arena arena(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic);
+struct WalkLimits {
+  int threads = 0;
+  std::uint64_t max_bytes = 0;                                        // bit sets held at once
+  std::uint64_t max_positions = std::numeric_limits<std::uint64_t>::max();  // reached in all
+  const Budget* budget = nullptr;                                     // work: positions reached
+  const char* what = "";                                              // the budget's words
+};
+
+// The walk of count_reachable (reachable.h): classes in WalkOrder, each a bit set
+// filled by breadth-first rounds. `finish(const FinishedClass&)` gets each class once
+// its rounds are over (its bits are freed after it returns); the count keeps its
+// number, the enumeration its ranks. Returns the most bytes of bit sets held at once.
+template <class Finish>
+Result<std::uint64_t> walk_reachable(const Variant& v, const Position& root, const WalkLimits& lim, Finish&& finish) {
+  tbb::task_arena arena(lim.threads > 0 ? lim.threads : tbb::task_arena::automatic);
+  const Budget& budget = *lim.budget;
   const int pits = v.pits();
-  std::map<ClassKey, std::unique_ptr<CountSlot>> slots;
+  std::map<ClassKey, std::unique_ptr<WalkSlot>> slots;
   std::shared_mutex slots_mu;
-  std::set<CountOrder> pending;
+  std::set<WalkOrder> pending;
   std::atomic<std::uint64_t> bytes{0};
+  std::uint64_t peak = 0;
   std::atomic<bool> failed{false};
   Error error;
   std::mutex error_mu;
@@ -209,8 +136,8 @@ Result<ReachableCount> count_reachable(const Variant& v, const Position& root, c
     std::lock_guard lock(error_mu);
     if (!failed.exchange(true)) error = Error{code, std::move(why)};
   };
-  // The slot of class k, made on first use (false if it cannot be).
-  auto slot_of = [&](const ClassKey& k) -> CountSlot* {
+  // The slot of class k, made on first use (null if it cannot be).
+  auto slot_of = [&](const ClassKey& k) -> WalkSlot* {
     {
       std::shared_lock lock(slots_mu);
       if (auto it = slots.find(k); it != slots.end()) return it->second.get();
@@ -218,11 +145,11 @@ Result<ReachableCount> count_reachable(const Variant& v, const Position& root, c
     std::unique_lock lock(slots_mu);
     auto& slot = slots[k];
     if (!slot) {
-      auto made = std::make_unique<CountSlot>(v, k, pits);
+      auto made = std::make_unique<WalkSlot>(v, k, pits);
       const std::uint64_t need = made->bytes();
-      if (bytes.load() + need > opt.max_bytes) {
+      if (bytes.load() + need > lim.max_bytes) {
         slots.erase(k);
-        fail(Error::TableTooSmall, "counting needs more than " + std::to_string(opt.max_bytes / 1'000'000) +
+        fail(Error::TableTooSmall, "the reachable set needs more than " + std::to_string(lim.max_bytes / 1'000'000) +
              " MB of bit sets at once (class " + to_string(k, pits) + " would add " +
              std::to_string(need / 1'000'000) + " MB); raise the limit or choose a smaller root");
         return nullptr;
@@ -230,52 +157,62 @@ Result<ReachableCount> count_reachable(const Variant& v, const Position& root, c
       made->bits.assign(need / 8, 0);
       slot = std::move(made);
       bytes += need;
+      peak = std::max<std::uint64_t>(peak, bytes.load());
       pending.insert({slot->marked, k.seeds, k});
     }
     return slot.get();
   };
   // Records a child; returns its class's slot and rank when the bit was new.
-  auto record = [&](const Position& child, CountSlot*& s, Index& r) -> bool {
+  auto record = [&](const Position& child, WalkSlot*& s, Index& r) -> bool {
     s = slot_of(v.class_of(child));
     if (!s) return false;
     if (s->done) {
       fail(Error::Internal, "class " + to_string(v.class_of(child), pits) +
-           " is reached after it was counted: this variant's moves do not follow the counting order "
+           " is reached after it was done: this variant's moves do not follow the walk's order "
            "(marks only added, seeds only taken out of play)");
       return false;
     }
     return s->set(child, r);
   };
-
   auto record_only = [&](const Position& p) {
-    CountSlot* s = nullptr;
+    WalkSlot* s = nullptr;
     Index r = 0;
     record(p, s, r);
   };
   if (v.tabled(root)) record_only(root);
   else for_tabled_children(v, root, record_only);
 
-  ReachableCount out;
+  std::uint64_t reached = 0;  // positions of the classes done
+  auto too_many = [&](std::uint64_t n, std::uint64_t classes) {
+    fail(Error::TableTooSmall, "more than " + std::to_string(lim.max_positions) + " positions are reachable from this root (" +
+         std::to_string(n) + " after " + std::to_string(classes) + " classes); choose a root with fewer seeds or more "
+         "marks, or raise the limit");
+  };
+  std::uint64_t classes = 0;
   while (!failed) {
-    if (auto stop = opt.budget.check("counting", out.positions)) return std::unexpected(*stop);
+    if (auto stop = budget.check(lim.what, reached)) return std::unexpected(*stop);
     if (pending.empty()) break;
-    const CountOrder o = *pending.begin();
+    const WalkOrder o = *pending.begin();
     pending.erase(pending.begin());
-    CountSlot* cls = slots.at(o.key).get();
+    WalkSlot* cls = slots.at(o.key).get();
     std::vector<Index> frontier;
     for (std::size_t w = 0; w < cls->bits.size(); ++w)
       for (std::uint64_t b = cls->bits[w]; b != 0; b &= b - 1)
         frontier.push_back(static_cast<Index>(w) * 64 + static_cast<Index>(std::countr_zero(b)));
     std::uint64_t count = frontier.size();
     while (!frontier.empty() && !failed) {
+      if (reached + count > lim.max_positions) {
+        too_many(reached + count, classes);
+        break;
+      }
       tbb::enumerable_thread_specific<std::vector<Index>> found;
       arena.execute([&] {
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier.size(), 4096), [&](const tbb::blocked_range<std::size_t>& rg) {
-          if (failed || opt.budget.stopped(out.positions)) return;  // the class loop reports it
+          if (failed || budget.stopped(reached)) return;  // the class loop reports it
           auto& mine = found.local();
           for (std::size_t i = rg.begin(); i < rg.end(); ++i)
             for_tabled_children(v, cls->index.full_unrank(frontier[i]), [&](const Position& child) {
-              CountSlot* s = nullptr;
+              WalkSlot* s = nullptr;
               Index r = 0;
               if (record(child, s, r) && s == cls) mine.push_back(r);
             });
@@ -286,19 +223,68 @@ Result<ReachableCount> count_reachable(const Variant& v, const Position& root, c
       count += frontier.size();
     }
     if (failed) break;
-    if (auto stop = opt.budget.check("counting", out.positions)) return std::unexpected(*stop);  // a round cut short
+    if (auto stop = budget.check(lim.what, reached)) return std::unexpected(*stop);  // a round cut short
+    if (reached + count > lim.max_positions) {
+      too_many(reached + count, classes);
+      break;
+    }
     cls->done = true;
-    out.peak_bytes = std::max<std::uint64_t>(out.peak_bytes, bytes.load());
+    reached += count;
+    ++classes;
     bytes -= cls->bytes();
+    finish(FinishedClass{o.key, o.marked, &cls->bits, count, pending.size(), bytes.load()});
     cls->bits = {};
-    out.positions += count;
-    ++out.classes;
-    auto& layer = out.layers[{o.seeds, o.marked}];
-    layer.positions += count;
-    ++layer.classes;
-    if (opt.progress) opt.progress(CountProgress{o.key, o.marked, pending.size(), bytes.load(), &out});
   }
   if (failed) return std::unexpected(error);
+  return peak;
+}
+
+}  // namespace
+
+Result<ReachableSet> enumerate_reachable(const Variant& v, const Position& root, int threads,
+                                         const std::function<void(const ReachableProgress&)>& progress,
+                                         std::uint64_t max_positions, const Budget& budget) {
+  WalkLimits lim;
+  lim.threads = threads;
+  lim.max_positions = max_positions;
+  lim.max_bytes = enumeration_bit_bytes(max_positions);
+  lim.budget = &budget;
+  lim.what = "reachable-set enumeration";
+  ReachableSet out;
+  auto peak = walk_reachable(v, root, lim, [&](const FinishedClass& c) {
+    // The bits read in order are the class's sorted full ranks.
+    std::vector<Index> ranks;
+    ranks.reserve(c.positions);
+    const std::vector<std::uint64_t>& bits = *c.bits;
+    for (std::size_t w = 0; w < bits.size(); ++w)
+      for (std::uint64_t b = bits[w]; b != 0; b &= b - 1)
+        ranks.push_back(static_cast<Index>(w) * 64 + static_cast<Index>(std::countr_zero(b)));
+    out.classes[c.key] = std::make_shared<const std::vector<Index>>(std::move(ranks));
+    out.positions += c.positions;
+    if (progress) progress(ReachableProgress{out.classes.size(), c.pending, out.positions, c.bytes});
+  });
+  if (!peak) return std::unexpected(peak.error());
+  out.peak_bytes = *peak;
+  return out;
+}
+
+Result<ReachableCount> count_reachable(const Variant& v, const Position& root, const CountOptions& opt) {
+  WalkLimits lim;
+  lim.threads = opt.threads;
+  lim.max_bytes = opt.max_bytes;
+  lim.budget = &opt.budget;
+  lim.what = "counting";
+  ReachableCount out;
+  auto peak = walk_reachable(v, root, lim, [&](const FinishedClass& c) {
+    out.positions += c.positions;
+    ++out.classes;
+    auto& layer = out.layers[{c.key.seeds, c.marked}];
+    layer.positions += c.positions;
+    ++layer.classes;
+    if (opt.progress) opt.progress(CountProgress{c.key, c.marked, c.pending, c.bytes, &out});
+  });
+  if (!peak) return std::unexpected(peak.error());
+  out.peak_bytes = *peak;
   return out;
 }
 

@@ -206,7 +206,8 @@ Result<GenerateReport> generate_reachable(const Variant& v, const Position& root
       GenerateEvent e{};
       e.kind = GenerateEvent::Enumerated;
       e.positions = p.found;
-      e.sweeps = p.round;
+      e.class_number = static_cast<int>(p.classes_done);
+      e.classes = static_cast<int>(p.classes_done + p.classes_pending);
       opt.on_event(e);
     };
   auto set = enumerate_reachable(v, root, opt.threads, progress, opt.max_positions, opt.budget);

@@ -197,8 +197,10 @@ int run_generate(const GenerateArgs& g) {
         std::fprintf(stderr, "mancala-tb generate: warning: %s: solving the class again\n", e.note.c_str());
         break;
       case GenerateEvent::Enumerated:
-        bar.show("enumerating: round " + std::to_string(e.sweeps) + ", " + std::to_string(e.positions) + " positions",
-                 e.positions, opt.max_positions);
+        bar.show("enumerating: class " + std::to_string(e.class_number) + ", " +
+                     std::to_string(e.classes - e.class_number) + " reached to go, " + std::to_string(e.positions) +
+                     " positions",
+                 e.class_number, e.classes);
         break;
       case GenerateEvent::Started: break;
     }
@@ -358,11 +360,11 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
          "       mancala-tb generate --from POSITION --max-seeds N --out DIR [options]",
          "Solves every class of VARIANT with up to N seeds in play by retrograde analysis and\n"
          "writes one file per class into DIR (DIR/<variant>.<seeds>.<state>.mtb).\n\n"
-         "With --from, only the positions reachable from POSITION are enumerated (in\n"
-         "parallel, class by class) and solved, each class indexed densely over its\n"
-         "reachable positions: the way to tables of games whose marks (Enkeshui's bulls,\n"
-         "Imbelece's closed pits) have too many combinations to build every class.\n"
-         "Use one folder per root.\n\n"
+         "With --from, only the positions reachable from POSITION are enumerated (the\n"
+         "walk of `count --from`: class by class over bit sets, in parallel) and solved,\n"
+         "each class indexed densely over its reachable positions: the way to tables of\n"
+         "games whose marks (Enkeshui's bulls, Imbelece's closed pits) have too many\n"
+         "combinations to build every class. Use one folder per root.\n\n"
          "One generate at a time per folder: DIR/mancala-tb.lock (flock) keeps a second\n"
          "one out until the first ends (or dies).\n"
          "Resumable: a class whose file is complete and checks out is loaded, not solved\n"
@@ -379,7 +381,7 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
     c->add_option("--out", g->out, "table folder (created if missing)");
     c->add_option("--max-positions", g->max_millions,
                   "with --from: stop if more than M million positions are reachable (default 200; "
-                  "about 8 bytes each while enumerating)")
+                  "8 bytes each while enumerating, plus bit sets of at most max(1 GB, 16 bytes x M million))")
         ->check(CLI::Range(1, 100000));
     c->add_option("--threads", g->threads,
                   "worker threads (default: all cores); with more than one, each class's file is written by one "

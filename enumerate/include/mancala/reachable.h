@@ -1,12 +1,9 @@
-// Forward enumeration of the positions reachable from a root, class by class, for
-// games whose irreversible state has too many combinations to build every class
-// (Enkeshui's bulls, Imbelece's closed pits).
-//
-// Breadth-first in rounds: the frontier's children are generated in parallel (TBB),
-// collected as (class, full rank) pairs, sorted, de-duplicated and merged into the
-// per-class sorted sets. Memory: 8 bytes per reachable position (its full rank) plus
-// the frontier; no position is stored whole. The result gives each class a dense
-// index (ClassIndex with a subset).
+// The positions reachable from a root, class by class, for games whose irreversible
+// state has too many combinations to build every class (Enkeshui's bulls,
+// Imbelece's closed pits): counted (count_reachable) or enumerated as sorted ranks
+// per class (enumerate_reachable, which `generate --from` tables). Both are one walk
+// (described at count_reachable) and differ only in what they keep of a finished
+// class: its number of positions, or its ranks read off its bit set in order.
 #pragma once
 
 #include <atomic>
@@ -28,7 +25,7 @@ struct ReachableSet {
   // Sorted full ranks of the reachable positions of each class.
   std::map<ClassKey, std::shared_ptr<const std::vector<Index>>> classes;
   std::uint64_t positions = 0;
-  int rounds = 0;
+  std::uint64_t peak_bytes = 0;  // bit sets held at once while walking, at most
 
   // Classes with at most max_seeds seeds, in a solving order: seeds ascending, and
   // for equal seeds more marks first (a move keeping every seed in play can only
@@ -37,14 +34,25 @@ struct ReachableSet {
 };
 
 struct ReachableProgress {
-  int round = 0;
-  std::uint64_t frontier = 0;
-  std::uint64_t found = 0;
+  std::uint64_t classes_done = 0;
+  std::uint64_t classes_pending = 0;  // reached, not yet done
+  std::uint64_t found = 0;            // positions of the classes done
+  std::uint64_t bytes = 0;            // bit sets held now
 };
 
-// Fails with TableTooSmall once more than `max_positions` positions are found, so a
-// root whose reachable set would not fit in memory ends cleanly; with Cancelled or
-// Limit when the budget says so (its work: the positions found).
+// The bit sets an enumeration may hold at once: max(1 GB, 16 bytes x max_positions).
+// (Kotu-baendum 2 seeds per pit: 3.44 GB of bits for 294 M positions, 11.7 bytes a
+// position; Enkeshui 2x8 1 seed per pit: 1.02 GB for 793 M.)
+std::uint64_t enumeration_bit_bytes(std::uint64_t max_positions);
+
+// The walk of count_reachable keeping each class's ranks: memory is 8 bytes a
+// reachable position (exactly: each class's vector is sized by its count) plus the
+// bit sets of the walk. Fails with TableTooSmall once more than `max_positions`
+// positions are found (checked between rounds) or more than
+// enumeration_bit_bytes(max_positions) of bit sets are needed at once, so a root
+// whose reachable set would not fit in memory ends cleanly; with Cancelled or Limit
+// when the budget says so (its work: the positions of the classes done). `progress`
+// is called after each class, from the calling thread.
 Result<ReachableSet> enumerate_reachable(const Variant& v, const Position& root, int threads = 0,
                                          const std::function<void(const ReachableProgress&)>& progress = {},
                                          std::uint64_t max_positions = 200'000'000, const Budget& budget = {});
@@ -63,9 +71,8 @@ Result<ReachableSet> enumerate_reachable(const Variant& v, const Position& root,
 // find 255,062,588 of them reachable and set bits in the classes of one or two closed
 // pits (16 seeds: 8 classes of 290 M positions each, 36 MB), which come next.
 //
-// The positions counted are those `generate --from` would table (the same set as
-// enumerate_reachable, which stores 8 bytes a position instead of 1 bit a potential
-// position: use it for roots small enough to table, this to size the others).
+// The positions counted are those `generate --from` tables (enumerate_reachable is
+// the same walk, keeping the ranks: 8 bytes a reachable position more).
 struct ReachableCount {
   struct Layer {
     std::uint64_t positions = 0;

@@ -21,8 +21,8 @@ struct GenerateEvent {
   enum Kind { Loaded, Started, Progress, Solved, Replaced, Enumerated };
   Kind kind;
   ClassKey key;
-  int class_number = 0;  // 1-based, in solving order
-  int classes = 0;
+  int class_number = 0;  // 1-based, in solving order (Enumerated: classes walked)
+  int classes = 0;       // (Enumerated: classes walked + reached and not yet walked)
   SolveProgress progress;     // for Progress
   std::uint64_t positions = 0;
   std::uint64_t file_bytes = 0;
