@@ -123,7 +123,18 @@ ClassIndex::ClassIndex(const Variant& v, const ClassKey& key) : key_(key), pits_
 ClassIndex::ClassIndex(const Variant& v, const ClassKey& key, std::shared_ptr<const std::vector<Index>> subset)
     : ClassIndex(v, key) {
   subset_ = std::move(subset);
-  if (subset_) size_ = subset_->size();
+  if (!subset_) return;
+  size_ = subset_->size();
+  const Index buckets = size_ / 8 + 1;
+  while ((full_size_ >> shift_) + 1 > buckets) ++shift_;
+  auto dir = std::make_shared<std::vector<Index>>((full_size_ >> shift_) + 2, size_);
+  // dir[b] = the first entry of bucket b or later; the last one, size_, ends the last bucket.
+  Index i = 0;
+  for (std::size_t b = 0; b + 1 < dir->size(); ++b) {
+    while (i < size_ && ((*subset_)[static_cast<std::size_t>(i)] >> shift_) < b) ++i;
+    (*dir)[b] = i;
+  }
+  dir_ = std::move(dir);
 }
 
 bool ClassIndex::contains(const Position& p) const {

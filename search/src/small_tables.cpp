@@ -56,32 +56,46 @@ Result<SmallTables> make_small_tables(const Variant& v, const Position& root, co
   };
   SmallTables out;
   Result<GenerateReport> made;
-  // Every class up to the root's seeds, or only those whose seeds differ from the
-  // root's by a multiple of the step the moves show, if they are few enough.
+  // Whole classes first: only those whose seeds differ from the root's by a multiple
+  // of the step the moves show, then (the step was wrong: MissingTable) every class up
+  // to the root's seeds; each only if its classes hold at most max_positions
+  // positions. Else, or if neither fits, the positions reachable from the root.
   auto size_of = [&](const std::vector<ClassKey>& keys) {
     std::uint64_t n = 0;
     for (const ClassKey& k : keys)
       if ((n += static_cast<std::uint64_t>(ClassIndex(v, k).size())) > max_positions) break;
     return n;
   };
-  std::vector<ClassKey> keys;
+  std::vector<std::pair<std::vector<ClassKey>, std::string>> tries;
   if (v.whole_tables()) {
-    keys = v.solving_order(seeds);
-    out.how = "every class up to " + std::to_string(seeds) + " seeds";
+    std::vector<ClassKey> all = v.solving_order(seeds);
     if (const int step = seed_step(v, root, 4096); step > 1) {
-      std::erase_if(keys, [&](const ClassKey& k) { return (seeds - k.seeds) % step != 0; });
-      out.how = "every class of " + std::to_string(seeds) + ", " + std::to_string(seeds - step) + ", ... seeds";
+      std::vector<ClassKey> stepped = all;
+      std::erase_if(stepped, [&](const ClassKey& k) { return (seeds - k.seeds) % step != 0; });
+      tries.emplace_back(std::move(stepped), "every class of " + std::to_string(seeds) + ", " +
+                                                 std::to_string(seeds - step) + ", ... seeds");
     }
+    tries.emplace_back(std::move(all), "every class up to " + std::to_string(seeds) + " seeds");
   }
-  if (!keys.empty() && size_of(keys) <= max_positions) {
+  bool whole = false;  // classes were made (and may be left in dir)
+  for (const auto& [keys, how] : tries) {
+    if (size_of(keys) > max_positions) break;  // the next try holds more
+    whole = true;
+    out.how = how;
     SolvedClasses solved;
     made = generate_classes(v, keys, opt, solved);
-    if (!made && made.error().code == Error::MissingTable) {  // the step was wrong: every class
-      SolvedClasses all;
-      out.how = "every class up to " + std::to_string(seeds) + " seeds";
-      made = generate_classes(v, v.solving_order(seeds), opt, all);
+    if (made || made.error().code != Error::MissingTable) break;
+  }
+  if (!whole || (!made && made.error().code == Error::MissingTable)) {
+    if (whole) {  // a guess's files index whole classes: not the reachable set's
+      std::error_code ec;
+      std::vector<std::filesystem::path> files;
+      for (const auto& f : std::filesystem::directory_iterator(dir, ec))
+        if (f.path().extension() == ".mtb") files.push_back(f.path());
+      for (const auto& f : files) std::filesystem::remove(f, ec);
     }
-  } else {
+    started.clear();
+    written = 0;
     out.how = "the positions reachable from it";
     made = generate_reachable(v, root, opt);
   }

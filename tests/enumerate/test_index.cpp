@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <vector>
 
 #include "mancala/index.h"
@@ -159,6 +160,41 @@ TEST(Index, ClassIndexRoundTrips) {
         ASSERT_TRUE(idx.contains(p)) << spec;
         ASSERT_EQ(v->class_of(p), idx.key());
         ASSERT_EQ(idx.rank(p), r) << spec;
+      }
+    }
+  }
+}
+
+// A reachable-set index (subset of full ranks, searched through its bucket directory):
+// dense ranks for the members, not allowed for the others, for sparse, dense, skewed
+// and tiny subsets.
+TEST(Index, SubsetRanksThroughTheDirectory) {
+  const VariantPtr v = *make_variant("kalah:3:empty");
+  const ClassKey key{0, 6};
+  const ClassIndex whole(*v, key);
+  const Index n = whole.full_size();
+  std::vector<std::vector<Index>> subsets = {{}, {0}, {n - 1}, {0, n - 1}};
+  for (Index every : {1, 2, 3, 7, 61, 500}) {
+    std::vector<Index> s;
+    for (Index f = every / 2; f < n; f += every) s.push_back(f);
+    subsets.push_back(s);
+  }
+  std::vector<Index> skewed;  // every rank of the first tenth, then a few
+  for (Index f = 0; f < n; ++f)
+    if (f < n / 10 || f % 997 == 0) skewed.push_back(f);
+  subsets.push_back(skewed);
+  for (const auto& s : subsets) {
+    const ClassIndex idx(*v, key, std::make_shared<const std::vector<Index>>(s));
+    ASSERT_EQ(idx.size(), s.size());
+    std::size_t next = 0;
+    for (Index f = 0; f < n; ++f) {
+      const Position p = whole.full_unrank(f);
+      const bool member = next < s.size() && s[next] == f;
+      ASSERT_EQ(idx.allowed(p), member) << "full rank " << f << " of a subset of " << s.size();
+      if (member) {
+        ASSERT_EQ(idx.rank(p), next);
+        ASSERT_EQ(idx.unrank(next), p);
+        ++next;
       }
     }
   }

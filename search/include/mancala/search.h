@@ -161,8 +161,9 @@ namespace mancala {
 // positions (generate.h `generate_classes`; only the classes whose seeds differ from
 // the position's by a multiple of the step its moves show, e.g. 4 in Cenne where a
 // capture takes 4 seeds: a wrong guess is caught by the generation, which then makes
-// every class), else the positions reachable from it if they are at most that many
-// (`generate_reachable`). The core never prints: `how` says what was made.
+// every class if those fit too), else the positions reachable from it if they are at
+// most that many (`generate_reachable`: the walk of reachable.h, class by class over
+// bit sets). The core never prints: `how` says what was made.
 // Errors: TableTooSmall when neither fits (the caller then searches without
 // tables); Limit / Cancelled when `budget` stops it (the message says what was made
 // by then); BadPosition; a table's own error reading the folder back.
