@@ -1,6 +1,7 @@
 #include "mancala/index.h"
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <map>
 #include <mutex>
@@ -125,6 +126,20 @@ ClassIndex::ClassIndex(const Variant& v, const ClassKey& key, std::shared_ptr<co
   subset_ = std::move(subset);
   if (!subset_) return;
   size_ = subset_->size();
+  if (full_size_ / 64 <= size_) {  // dense: bits and block ranks
+    const std::size_t words = static_cast<std::size_t>((full_size_ + 511) / 512 * 8);
+    auto bits = std::make_shared<std::vector<std::uint64_t>>(words, 0);
+    for (const Index f : *subset_) (*bits)[static_cast<std::size_t>(f >> 6)] |= std::uint64_t{1} << (f & 63);
+    auto block_rank = std::make_shared<std::vector<Index>>(words / 8 + 1, 0);
+    for (std::size_t b = 0; b < words / 8; ++b) {
+      Index n = 0;
+      for (std::size_t i = 8 * b; i < 8 * b + 8; ++i) n += static_cast<Index>(std::popcount((*bits)[i]));
+      (*block_rank)[b + 1] = (*block_rank)[b] + n;
+    }
+    bits_ = std::move(bits);
+    block_rank_ = std::move(block_rank);
+    return;
+  }
   const Index buckets = size_ / 8 + 1;
   while ((full_size_ >> shift_) + 1 > buckets) ++shift_;
   auto dir = std::make_shared<std::vector<Index>>((full_size_ >> shift_) + 2, size_);

@@ -165,16 +165,17 @@ TEST(Index, ClassIndexRoundTrips) {
   }
 }
 
-// A reachable-set index (subset of full ranks, searched through its bucket directory):
+// A reachable-set index (subset of full ranks: bit set and block ranks when dense, bucket
+// directory when sparse):
 // dense ranks for the members, not allowed for the others, for sparse, dense, skewed
 // and tiny subsets.
-TEST(Index, SubsetRanksThroughTheDirectory) {
+TEST(Index, SubsetRanksDenseAndSparse) {
   const VariantPtr v = *make_variant("kalah:3:empty");
-  const ClassKey key{0, 6};
+  const ClassKey key{0, 12};  // 6,188 full ranks
   const ClassIndex whole(*v, key);
   const Index n = whole.full_size();
   std::vector<std::vector<Index>> subsets = {{}, {0}, {n - 1}, {0, n - 1}};
-  for (Index every : {1, 2, 3, 7, 61, 500}) {
+  for (Index every : {1, 2, 3, 7, 63, 64, 65, 500}) {
     std::vector<Index> s;
     for (Index f = every / 2; f < n; f += every) s.push_back(f);
     subsets.push_back(s);
