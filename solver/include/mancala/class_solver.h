@@ -17,8 +17,10 @@
 //    children, depth first (the depth is bounded by the potential "sum over seeds of
 //    the distance to their owner's store", which every in-class move lowers). One
 //    byte per position, the value itself (kUnset until known); no counters, no
-//    propagation. Rules that play on compact boards (Kalah) get a kernel of their
-//    own: 16-byte boards, ranks without a class look-up, the pass in tiles.
+//    propagation. Rules that move one side at a time (Kalah: side_move) get a kernel
+//    of their own: sides as words, each side's moves found once for a whole tile,
+//    ranks without a class look-up, the pass in tiles in an order where every
+//    in-class child is decided before its parent (no depth-first recursion).
 //
 //  * Levels (variants with un-moves, Variant::has_unmoves): pass 0 gives each
 //    position its best exit and the number of its distinct in-class moves; levels
