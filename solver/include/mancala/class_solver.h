@@ -216,7 +216,11 @@ class ClassSolver {
   // kept whole is read in place (a plain array load); a paged one through the
   // context's cache (generate --memory-mb), its value copied where it stays valid.
   const std::uint8_t* exit_slot(const Child& c, Context& ctx, int& width) const {
-    const ClassValues* cls = ctx.cache.find(rules_.Rules::class_of(c.next));
+    return exit_slot(c, rules_.Rules::class_of(c.next), ctx, width);
+  }
+  // The same for a child whose class `key` is known.
+  const std::uint8_t* exit_slot(const Child& c, const ClassKey& key, Context& ctx, int& width) const {
+    const ClassValues* cls = ctx.cache.find(key);
     if (!cls || !cls->index().allowed(c.next)) return nullptr;
     width = cls->width();
     const Index i = cls->index().rank(c.next);
@@ -811,9 +815,47 @@ class ClassSolver {
   // open share falls about 2.5x per sweep (Cenne 7:7, 12 seeds: 38 %, 14 %, 6 %, 2 %
   // ... over 18 sweeps), so stepping through the decided ones had become most of the
   // later sweeps.
+  //
+  // Kept ranks. After sweep 0 a position is visited for its in-class children only
+  // (the exits are in lo), and every later sweep would play its moves again to find
+  // them (Kotu-baendum up to 11 seeds: 59 % of the visits are in later sweeps, and
+  // the rules' work - sowing, turning, class and rank of each child - is 64 % of the
+  // time). So the ranks of the in-class children of the open positions are kept, per
+  // piece of kPieceWords bitmap words, as a list in the order of the open bits:
+  //   counts = (c_0, c_1, ...), ranks = (r_0_1 .. r_0_c0, r_1_1 .. r_1_c1, ...)
+  // for the open positions u_0 < u_1 < ... of the piece. A sweep then walks the open
+  // bits and the list together, and keeps (moves down, in place) the entries of the
+  // positions still open, so the list stays the open bits' list. Example: open bits
+  // {3, 9, 12} with in-class children {7, 8}, {2}, {5, 7, 30}: counts (2, 1, 3),
+  // ranks (7, 8, 2, 5, 7, 30); position 9 closes in the sweep: counts (2, 3), ranks
+  // (7, 8, 5, 7, 30). The lists take 1 + 4c bytes per open position with c in-class
+  // children, at most SolveOptions::rank_cache_bytes in all: a piece that does not
+  // fit plays its moves as before, and takes its list in a later sweep when the
+  // lists have shrunk enough. Its children's bounds are prefetched kAhead list
+  // entries before they are read. Same values: the same children, read in the same
+  // order.
   struct Bounds {
     S lo, hi;
   };
+  static constexpr Index kPieceWords = 64;  // 4,096 positions
+  static constexpr std::size_t kAhead = 16;
+  struct Piece {
+    std::vector<std::uint8_t> counts;
+    std::vector<std::uint32_t> ranks;
+    bool kept = false;
+    std::uint64_t bytes() const { return counts.capacity() + ranks.capacity() * sizeof(std::uint32_t); }
+  };
+  // Takes the list just built for a piece if it fits in what is left of the budget.
+  void keep_ranks(Piece& piece, std::vector<std::uint8_t>& counts, std::vector<std::uint32_t>& ranks) {
+    const std::uint64_t need = counts.size() + ranks.size() * sizeof(std::uint32_t);
+    std::uint64_t used = rank_bytes_.load(std::memory_order_relaxed);
+    do {
+      if (used + need > opt_.rank_cache_bytes) return;
+    } while (!rank_bytes_.compare_exchange_weak(used, used + need, std::memory_order_relaxed));
+    piece.counts.assign(counts.begin(), counts.end());  // exact sizes
+    piece.ranks.assign(ranks.begin(), ranks.end());
+    piece.kept = true;
+  }
 
   Result<Bytes> sweeps() {
     const auto K = static_cast<std::size_t>(ranks_);
@@ -822,6 +864,10 @@ class ClassSolver {
     bounds_.assign(static_cast<std::size_t>(local_), Bounds{static_cast<S>(-bound_), static_cast<S>(bound_)});
     open_.assign(static_cast<std::size_t>(local_ / 64 + 1), 0);
     const Index words = open_.size();
+    const Index pieces = (words + kPieceWords - 1) / kPieceWords;
+    pieces_.assign(static_cast<std::size_t>(pieces), Piece{});
+    rank_bytes_.store(0);
+    const bool keep = n_ <= std::numeric_limits<std::uint32_t>::max();  // ranks kept in 32 bits
     ghost_index_.assign(K, {});
     ghost_lo_.assign(K, {});
     ghost_hi_.assign(K, {});
@@ -844,32 +890,56 @@ class ClassSolver {
       }
       if (K > 1 && round >= 1) refresh_ghosts(serve);
       done_.store(0);
-      // Tasks own whole bitmap words: positions 64w..64w+63.
-      parallel(words, 64, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-        const Index from = r.begin() * 64, to = std::min<Index>(r.end() * 64, local_);
-        if (round == 0) {
-          index_.for_each(begin_ + from, begin_ + to, [&](Index g, const Position& p) {
-            if (sweep_position(g - begin_, p, true, ctx))
-              open_[static_cast<std::size_t>((g - begin_) / 64)] |= std::uint64_t{1} << ((g - begin_) % 64);
-          });
-        } else {
-          Position p;
-          Index at = local_;  // the index of p (local_: none yet)
-          for (Index w = r.begin(); w < r.end(); ++w) {
-            std::uint64_t& word = open_[static_cast<std::size_t>(w)];
-            for (std::uint64_t bits = word; bits; bits &= bits - 1) {
-              const Index u = w * 64 + static_cast<Index>(std::countr_zero(bits));
-              if (at < u && u - at <= 4) {  // a few steps of next() cost less than an unrank
-                for (; at < u; ++at) index_.next(p);
-              } else {
-                p = index_.unrank(begin_ + u);
-                at = u;
+      // Tasks own whole pieces: positions 64 kPieceWords k .. 64 kPieceWords (k + 1) - 1.
+      parallel(pieces, 1, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+        std::vector<std::uint8_t> counts;  // the list of a piece not kept yet
+        std::vector<std::uint32_t> ranks;
+        for (Index k = r.begin(); k < r.end(); ++k) {
+          Piece& piece = pieces_[static_cast<std::size_t>(k)];
+          const Index w0 = k * kPieceWords, w1 = std::min(words, w0 + kPieceWords);
+          const Index from = w0 * 64, to = std::min<Index>(w1 * 64, local_);
+          const bool build = keep && !piece.kept && rank_bytes_.load(std::memory_order_relaxed) < opt_.rank_cache_bytes;
+          counts.clear();
+          ranks.clear();
+          auto record = [&] {  // p stays open: its in-class children are ctx.ranks
+            if (!build) return;
+            counts.push_back(static_cast<std::uint8_t>(std::min<std::size_t>(ctx.ranks.size(), 255)));
+            for (Index ci : ctx.ranks) ranks.push_back(static_cast<std::uint32_t>(ci));
+          };
+          if (round == 0) {
+            index_.for_each(begin_ + from, begin_ + to, [&](Index g, const Position& p) {
+              if (sweep_position(g - begin_, p, true, ctx)) {
+                open_[static_cast<std::size_t>((g - begin_) / 64)] |= std::uint64_t{1} << ((g - begin_) % 64);
+                record();
               }
-              if (!sweep_position(u, p, false, ctx)) word &= ~(std::uint64_t{1} << (u % 64));
+            });
+          } else if (piece.kept) {
+            sweep_kept(piece, w0, w1, ctx);
+          } else {
+            Position p;
+            Index at = local_;  // the index of p (local_: none yet)
+            for (Index w = w0; w < w1; ++w) {
+              std::uint64_t& word = open_[static_cast<std::size_t>(w)];
+              for (std::uint64_t bits = word; bits; bits &= bits - 1) {
+                const Index u = w * 64 + static_cast<Index>(std::countr_zero(bits));
+                if (at < u && u - at <= 4) {  // a few steps of next() cost less than an unrank
+                  for (; at < u; ++at) index_.next(p);
+                } else {
+                  p = index_.unrank(begin_ + u);
+                  at = u;
+                }
+                if (sweep_position(u, p, false, ctx))
+                  record();
+                else
+                  word &= ~(std::uint64_t{1} << (u % 64));
+              }
             }
           }
+          if (build && !stopped()) {
+            if (std::find(counts.begin(), counts.end(), std::uint8_t{255}) == counts.end()) keep_ranks(piece, counts, ranks);
+          }
+          report(to > from ? to - from : 0, round, undecided);
         }
-        report(to > from ? to - from : 0, round, undecided);
       });
       if (round == 0) tr_.after_first_pass();
       const Tally t = finish_phase("all_reduce (sweep)");
@@ -886,6 +956,7 @@ class ClassSolver {
       if (kind_ == GameKind::WinLoss && round >= 1 && t.value_changed == 0) break;
     }
     rounds_ = round + 1;
+    std::vector<Piece>().swap(pieces_);
     return encode([&](std::size_t u) -> Value { return detail::outcome(bounds_[u].lo, bounds_[u].hi); });
   }
 
@@ -928,6 +999,70 @@ class ClassSolver {
     return {ghost_lo_[o][j], ghost_hi_[o][j]};
   }
 
+  // A later sweep over the open positions of a kept piece (words w0..w1-1): the
+  // bounds from the kept ranks, the list kept for those still open.
+  void sweep_kept(Piece& piece, Index w0, Index w1, Context& ctx) {
+    const std::size_t total = piece.ranks.size();
+    const std::uint32_t* ranks = piece.ranks.data();
+    std::size_t read = 0, write = 0, ahead = 0, entry = 0;
+    auto prefetch_to = [&](std::size_t end) {
+      for (end = std::min(end, total); ahead < end; ++ahead)
+        if (mine(ranks[ahead])) __builtin_prefetch(&bounds_[static_cast<std::size_t>(ranks[ahead] - begin_)]);
+    };
+    std::size_t kept_entries = 0;
+    for (Index w = w0; w < w1; ++w) {
+      std::uint64_t& word = open_[static_cast<std::size_t>(w)];
+      for (std::uint64_t bits = word; bits; bits &= bits - 1) {
+        const Index u = w * 64 + static_cast<Index>(std::countr_zero(bits));
+        const std::size_t c = piece.counts[entry++];
+        prefetch_to(read + c + kAhead);
+        if (sweep_ranks(u, piece.ranks.data() + read, c, ctx)) {
+          std::memmove(piece.ranks.data() + write, piece.ranks.data() + read, c * sizeof(std::uint32_t));
+          piece.counts[kept_entries++] = static_cast<std::uint8_t>(c);
+          write += c;
+        } else {
+          word &= ~(std::uint64_t{1} << (u % 64));
+        }
+        read += c;
+      }
+    }
+    const std::uint64_t before = piece.bytes();
+    piece.counts.resize(kept_entries);
+    piece.ranks.resize(write);
+    if (piece.bytes() > 2 * (kept_entries + write * sizeof(std::uint32_t)) + 256) {  // give the room back
+      piece.counts.shrink_to_fit();
+      piece.ranks.shrink_to_fit();
+    }
+    rank_bytes_.fetch_sub(before - piece.bytes(), std::memory_order_relaxed);
+  }
+
+  // New bounds of local position u (a later sweep) from its in-class children's
+  // ranks; true while it stays open.
+  bool sweep_ranks(Index u, const std::uint32_t* ranks, std::size_t count, Context& ctx) {
+    Bounds& here = bounds_[static_cast<std::size_t>(u)];
+    const Value l = detail::load(here.lo), h = detail::load(here.hi);
+    if (l == h) return false;
+    Value best_lo = kNone, best_hi = kNone;
+    for (std::size_t k = 0; k < count; ++k) {
+      const auto [cl, ch] = child_bounds(ranks[k], false, ctx);
+      best_lo = std::max(best_lo, neg(ch));
+      best_hi = std::max(best_hi, neg(cl));
+    }
+    ctx.in_moves += count;
+    const detail::Bounds b = detail::next_bounds(l, best_lo, best_hi, false, l, h);
+    return settle(here, l, h, b.lo, b.hi, ctx);
+  }
+  // Stores the new bounds of a position (old: l, h); true while it stays open.
+  bool settle(Bounds& here, Value l, Value h, Value new_lo, Value new_hi, Context& ctx) {
+    if (new_lo != new_hi) ++ctx.tally.open;
+    if (new_lo == l && new_hi == h) return new_lo != new_hi;
+    if (detail::outcome(new_lo, new_hi) != detail::outcome(l, h)) ++ctx.tally.value_changed;
+    detail::store(here.lo, static_cast<S>(new_lo));
+    detail::store(here.hi, static_cast<S>(new_hi));
+    ++ctx.tally.changed;
+    return new_lo != new_hi;
+  }
+
   // New bounds of local position u; true while it stays open.
   bool sweep_position(Index u, const Position& p, bool first, Context& ctx) {
     Bounds& here = bounds_[static_cast<std::size_t>(u)];
@@ -957,7 +1092,9 @@ class ClassSolver {
       ctx.ranks.clear();
       for (std::size_t k = 0; k < nk; ++k) {
         const Child& c = ctx.kids[k];
-        const bool in = in_class(c);
+        const bool over = c.game_over || c.same_side;
+        const ClassKey key = over ? ClassKey{} : rules_.Rules::class_of(c.next);
+        const bool in = !over && key == index_.key();  // in_class(c), its class asked once
         if (k < kSlots) {
           moves_in[k] = in;
           exit_at[k] = nullptr;
@@ -968,7 +1105,7 @@ class ClassSolver {
           ctx.ranks.push_back(ci);
         } else if (first && k < kSlots && !c.game_over) {
           int w = 0;
-          exit_at[k] = exit_slot(c, ctx, w);
+          exit_at[k] = c.same_side ? exit_slot(c, ctx, w) : exit_slot(c, key, ctx, w);
           exit_width[k] = static_cast<std::uint8_t>(w);
           if (exit_at[k]) __builtin_prefetch(exit_at[k]);
         }
@@ -999,13 +1136,7 @@ class ClassSolver {
       new_lo = b.lo;
       new_hi = b.hi;
     }
-    if (new_lo != new_hi) ++ctx.tally.open;
-    if (new_lo == l && new_hi == h) return new_lo != new_hi;
-    if (detail::outcome(new_lo, new_hi) != detail::outcome(l, h)) ++ctx.tally.value_changed;
-    detail::store(here.lo, static_cast<S>(new_lo));
-    detail::store(here.hi, static_cast<S>(new_hi));
-    ++ctx.tally.changed;
-    return new_lo != new_hi;
+    return settle(here, l, h, new_lo, new_hi, ctx);
   }
 
   // ---- Levels: counters, un-moves, notices -----------------------------------------
@@ -1352,6 +1483,8 @@ class ClassSolver {
   // Sweeps.
   std::vector<Bounds> bounds_;
   std::vector<std::uint64_t> open_;  // positions whose bounds still differ
+  std::vector<Piece> pieces_;        // kept ranks of the open positions' in-class children
+  std::atomic<std::uint64_t> rank_bytes_{0};
   std::vector<std::vector<Index>> ghost_index_;  // per owner: sorted indices this rank reads
   std::vector<std::vector<S>> ghost_lo_, ghost_hi_;
   // Levels.

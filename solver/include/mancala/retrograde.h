@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <expected>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -63,6 +64,10 @@ struct SolveOptions {
   int threads = 0;  // 0 = all cores
   std::function<void(const SolveProgress&)> progress;  // called from worker threads, serialised
   Budget budget;  // the cancel flag and deadline, polled per chunk of positions (no work limit)
+  // Sweeps: the most memory kept for the ranks of the open positions' in-class
+  // children (class_solver.h, "Kept ranks"; 1 + 4 bytes per open position and child),
+  // so that sweeps after the first do not play the moves again. 0: none kept.
+  std::uint64_t rank_cache_bytes = std::numeric_limits<std::uint64_t>::max();
 };
 
 struct SolveStats {

@@ -23,7 +23,8 @@
 // one fails (GenerateEvent::Replaced).
 //
 // What the budget counts (LowerStore::fit): the working arrays of the class being
-// solved (solver_bytes, an estimate per method), the lower classes kept whole, and
+// solved (solver_bytes, an estimate per method; for the sweeps a share for their kept
+// ranks, which the lower classes make room for), the lower classes kept whole, and
 // the page cache. Not counted: the program and its libraries, thread stacks, index
 // tables, zstd contexts, the compressed file being written, the position lists of
 // reachable-set classes (generate --from), the kernel's page cache.
@@ -83,6 +84,9 @@ class PageCache {
 // How much memory class `positions` of `v` needs while it is solved (the working
 // arrays of the method solve_class picks, and the values it returns).
 std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Method method);
+// Of solver_bytes, the share the sweeps may keep the in-class children's ranks in
+// (SolveOptions::rank_cache_bytes; 0 for the other methods).
+std::uint64_t kept_rank_bytes(const Variant& v, Index positions, SolveOptions::Method method);
 
 // The solved classes of one generation, in solving order, and which of them stay whole.
 class LowerStore {
@@ -98,6 +102,9 @@ class LowerStore {
   Result<void> fit(SolvedClasses& solved, std::uint64_t solving);
 
   std::uint64_t budget() const { return budget_; }
+  // What the last fit left of the budget beyond the class being solved, the whole
+  // classes and the cache (the largest cache was enough); no bound: the most there is.
+  std::uint64_t spare() const { return budget_ ? spare_ : ~std::uint64_t{0}; }
   std::uint64_t whole_bytes() const;
   int paged_classes() const;
   PageCache::Stats cache_stats() const { return cache_->stats(); }
@@ -109,6 +116,7 @@ class LowerStore {
   };
   const Variant& v_;
   std::uint64_t budget_;
+  std::uint64_t spare_ = 0;
   std::filesystem::path spill_dir_;
   std::shared_ptr<PageCache> cache_;
   std::vector<Class> classes_;  // solving order

@@ -40,6 +40,8 @@ class KotuBaendum final : public Variant {
   static constexpr int mirror_pit(int pit) { return pit < kRow ? kRow - 1 - pit : 3 * kRow - 1 - pit; }
   // The board mirrored within each row (clockwise <-> counterclockwise play).
   static Position mirror(const Position& p);
+  // rotate(p), in place.
+  static void turn_in_place(Position& p);
 
   // One counterclockwise turn of South from `pit` (non-empty, untied). Returns false
   // if the turn is endless. On success `p` is the board after the turn (not turned
