@@ -770,7 +770,10 @@ class ClassSolver {
     Entry batch[kCompactBatch];
     int filled = 0;
     auto flush = [&] {
-      if (stopped()) return;
+      if (stopped()) {  // cancelled or failed: the rest of the tile is dropped
+        filled = 0;
+        return;
+      }
       for (int k = 0; k < filled; ++k) {
         const Entry& e = batch[k];
         auto& f = frames[static_cast<std::size_t>(k)];
