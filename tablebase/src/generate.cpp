@@ -156,12 +156,9 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     so.threads = opt.threads;
     so.method = opt.method;
     so.budget = opt.budget;
-    // The sweeps' kept ranks: their share of `solving`, cut to what the budget leaves
-    // beside the class's other arrays, and what the lower classes leave unused.
-    if (store.budget()) {
-      const std::uint64_t ranks = kept_rank_bytes(v, index.size(), opt.method), rest = solving - ranks;
-      so.rank_cache_bytes = std::min(ranks, store.budget() > rest ? store.budget() - rest : 0) + store.spare();
-    }
+    // The sweeps' kept ranks: what the budget leaves beside the class's arrays and the
+    // lower classes (never paging a lower class out for them; lower_store.cpp).
+    if (store.budget()) so.rank_cache_bytes = std::min(kept_rank_bytes(v, index.size(), opt.method), store.spare());
     if (opt.on_event && hooks.writer)
       so.progress = [&](const SolveProgress& p) {
         GenerateEvent e = event(GenerateEvent::Progress);

@@ -1,9 +1,8 @@
 #include "mancala/lower_store.h"
 
+#include "mancala/solver_support.h"
+
 #include <fcntl.h>
-#if defined(__GLIBC__)
-#include <malloc.h>
-#endif
 #include <unistd.h>
 
 #include <algorithm>
@@ -142,7 +141,7 @@ std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Meth
   switch (method) {
     case M::Acyclic: return n * s + n * w / 8;                  // values; the result replaces them page by page
     case M::Levels: return n * 2 * s + n / 4 + n * w / 8;       // cells (value, state; padded), two bit maps
-    case M::Sweeps: return 2 * n * s + n * w / 8 + n * 4 / 8 + kept_rank_bytes(v, positions, method);  // bounds; ghost lists; kept ranks
+    case M::Sweeps: return 2 * n * s + n * w / 8 + n * 4 / 8;  // bounds; ghost lists (kept ranks: what is spare)
     case M::Auto: break;
   }
   return 2 * n * s;
@@ -150,9 +149,11 @@ std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Meth
 
 // 16 bytes per position: enough for the open positions of sweep 0 in most classes
 // (1 + 4c bytes per open position with c in-class children; Kotu-baendum's class
-// without ties: 92 % open after sweep 0, c = 3, about 12 bytes per position). The
-// lower classes make room (they are paged out first): a value read through the page
-// cache in sweep 0 costs less than playing the moves again in every later sweep.
+// without ties: 92 % open after sweep 0, c = 3, about 12 bytes per position). Under a
+// memory budget they take only what the class's arrays and the lower classes leave
+// (LowerStore::spare): the lower classes are not paged out to make room for them.
+// That was tried: Cenne 7:7 up to 18 at the default 1 GiB then read all 18 lower
+// classes through a 4 MiB page cache (37.9 M pages) and took 317.6 s against 196.9 s.
 // Kotu-baendum up to 13 seeds, 2 threads, --memory-mb 160 (the budget per position
 // of the largest class of 16 seeds at the default 1 GiB): 212.8 s of CPU without kept
 // ranks, 122.2 s with 4 bytes, 111.7 s with 8, 106.7 s with 16; no bound: 103.8 s.
@@ -218,11 +219,7 @@ Result<void> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving) {
     solved.add(std::move(paged));  // the whole values are freed with their last holder
     paged_now = true;
   }
-#if defined(__GLIBC__)
-  // The values just paged out were freed; glibc keeps freed heap memory (arrays below
-  // its mmap threshold, which grows up to 32 MiB) resident until asked to give it back.
-  if (paged_now) ::malloc_trim(0);
-#endif
+  if (paged_now) detail::give_back_freed_memory();  // the values just paged out
   const std::uint64_t left = avail > whole ? avail - whole : 0;
   cache_->set_capacity(std::clamp(left, min_cache, kMaxCache));
   spare_ = left > kMaxCache ? left - kMaxCache : 0;

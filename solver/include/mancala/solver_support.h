@@ -3,6 +3,10 @@
 // classes that exits go to.
 #pragma once
 
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
 #include <algorithm>
 #include <array>
 #include <atomic>
@@ -32,6 +36,15 @@ struct Bounds {
 };
 // The value that bounds lo <= v <= hi give at the fixpoint of the sweeps (retrograde.h):
 // a forced result where one is proven, endless play (0 / draw) otherwise.
+// Gives heap memory just freed back to the system: glibc keeps freed blocks below its
+// mmap threshold (which grows up to 32 MiB) resident until asked, so many small arrays
+// freed before a large one is allocated would otherwise both count in the peak.
+inline void give_back_freed_memory() {
+#if defined(__GLIBC__)
+  ::malloc_trim(0);
+#endif
+}
+
 inline Value outcome(int lo, int hi) { return static_cast<Value>(lo > 0 ? lo : hi < 0 ? hi : 0); }
 
 inline Bounds next_bounds(Value base, Value best_lo, Value best_hi, bool first, Value l, Value h) {

@@ -84,8 +84,9 @@ class PageCache {
 // How much memory class `positions` of `v` needs while it is solved (the working
 // arrays of the method solve_class picks, and the values it returns).
 std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Method method);
-// Of solver_bytes, the share the sweeps may keep the in-class children's ranks in
-// (SolveOptions::rank_cache_bytes; 0 for the other methods).
+// The most the sweeps may keep the in-class children's ranks in (0 for the other
+// methods); generate gives them at most LowerStore::spare() of it under a budget
+// (SolveOptions::rank_cache_bytes), so they never page a lower class out.
 std::uint64_t kept_rank_bytes(const Variant& v, Index positions, SolveOptions::Method method);
 
 // The solved classes of one generation, in solving order, and which of them stay whole.
