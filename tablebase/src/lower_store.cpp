@@ -132,12 +132,21 @@ Result<std::shared_ptr<const std::vector<std::uint8_t>>> PageCache::get(
   return data;
 }
 
+namespace {
+// The method generate's solve_class picks for Auto on one process (pick_method).
+SolveOptions::Method resolved(const Variant& v, SolveOptions::Method m) {
+  using M = SolveOptions::Method;
+  if (m != M::Auto) return m;
+  return v.in_class_acyclic() ? M::Acyclic : v.has_unmoves() ? M::Levels : M::Sweeps;
+}
+}  // namespace
+
 std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Method method) {
   // The arrays of class_solver.h for one rank holding the whole class (S: the value
   // type, 1 byte for score games, 2 for win/loss; W: the value width of the files).
   const std::uint64_t n = positions, s = v.kind() == GameKind::Score ? 1 : 2, w = s;
   using M = SolveOptions::Method;
-  if (method == M::Auto) method = v.in_class_acyclic() ? M::Acyclic : v.has_unmoves() ? M::Levels : M::Sweeps;
+  method = resolved(v, method);
   switch (method) {
     case M::Acyclic: return n * s + n * w / 8;                  // values; the result replaces them page by page
     case M::Levels: return n * 2 * s + n / 4 + n * w / 8;       // cells (value, state; padded), two bit maps
@@ -159,7 +168,7 @@ std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Meth
 // ranks, 122.2 s with 4 bytes, 111.7 s with 8, 106.7 s with 16; no bound: 103.8 s.
 std::uint64_t kept_rank_bytes(const Variant& v, Index positions, SolveOptions::Method method) {
   using M = SolveOptions::Method;
-  if (method == M::Auto) method = v.in_class_acyclic() ? M::Acyclic : v.has_unmoves() ? M::Levels : M::Sweeps;
+  method = resolved(v, method);
   return method == M::Sweeps ? 16 * static_cast<std::uint64_t>(positions) : 0;
 }
 

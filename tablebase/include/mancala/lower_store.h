@@ -23,8 +23,8 @@
 // one fails (GenerateEvent::Replaced).
 //
 // What the budget counts (LowerStore::fit): the working arrays of the class being
-// solved (solver_bytes, an estimate per method; for the sweeps a share for their kept
-// ranks, which the lower classes make room for), the lower classes kept whole, and
+// solved (solver_bytes, an estimate per method; the sweeps' kept ranks take only what
+// is spare, kept_rank_bytes), the lower classes kept whole, and
 // the page cache. Not counted: the program and its libraries, thread stacks, index
 // tables, zstd contexts, the compressed file being written, the position lists of
 // reachable-set classes (generate --from), the kernel's page cache.
