@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <span>
 
 namespace mancala {
 
@@ -27,30 +28,53 @@ constexpr std::uint64_t kPageBytes = 16384;
 // Io, with the system's reason.
 std::unexpected<Error> sys_error(const std::string& what) { return fail_with(Error::Io, what + ": " + std::strerror(errno)); }
 
-// A paged class: its values in an unlinked spill file, read a page at a time
-// through the shared cache.
+}  // namespace
+
+// A class's values in an unlinked spill file (written once, when the class first
+// leaves memory; the descriptor keeps the data).
+class SpillFile {
+ public:
+  SpillFile(int fd, std::uint64_t bytes, std::string name) : fd_(fd), bytes_(bytes), name_(std::move(name)) {}
+  ~SpillFile() { ::close(fd_); }
+  SpillFile(const SpillFile&) = delete;
+  SpillFile& operator=(const SpillFile&) = delete;
+  std::uint64_t bytes() const { return bytes_; }
+  const std::string& name() const { return name_; }
+  // Bytes [from, from + out.size()) of the file.
+  Result<void> read(std::uint64_t from, std::span<std::uint8_t> out) const {
+    std::size_t got = 0;
+    while (got < out.size()) {
+      const std::size_t want = std::min<std::size_t>(out.size() - got, std::size_t{1} << 26);
+      const ssize_t r = ::pread(fd_, out.data() + got, want, static_cast<off_t>(from + got));
+      if (r < 0 && errno == EINTR) continue;
+      if (r == 0) return fail_with(Error::Io, name_ + ": spill file is short");
+      if (r < 0) return sys_error(name_ + ": cannot read the spill file");
+      got += static_cast<std::size_t>(r);
+    }
+    return {};
+  }
+
+ private:
+  int fd_;
+  std::uint64_t bytes_;
+  std::string name_;
+};
+
+namespace {
+
+// A paged class: its values in a spill file, read a page at a time through the
+// shared cache.
 class SpillPages : public ValuePages {
  public:
-  SpillPages(int fd, std::uint64_t bytes, int width, std::shared_ptr<PageCache> cache, std::uint32_t id, std::string name)
-      : fd_(fd), bytes_(bytes), width_(static_cast<std::uint64_t>(width)), cache_(std::move(cache)), id_(id),
-        name_(std::move(name)) {}
-  ~SpillPages() override { ::close(fd_); }
-  SpillPages(const SpillPages&) = delete;
-  SpillPages& operator=(const SpillPages&) = delete;
+  SpillPages(std::shared_ptr<const SpillFile> file, int width, std::shared_ptr<PageCache> cache, std::uint32_t id)
+      : file_(std::move(file)), width_(static_cast<std::uint64_t>(width)), cache_(std::move(cache)), id_(id) {}
 
   Result<ValueBlock> block(Index i) const override {
     const std::uint64_t page = static_cast<std::uint64_t>(i) * width_ / kPageBytes;
-    const std::uint64_t from = page * kPageBytes, len = std::min(kPageBytes, bytes_ - from);
+    const std::uint64_t from = page * kPageBytes, len = std::min(kPageBytes, file_->bytes() - from);
     auto data = cache_->get(id_, page, [&]() -> Result<std::vector<std::uint8_t>> {
       std::vector<std::uint8_t> out(static_cast<std::size_t>(len));
-      std::size_t got = 0;
-      while (got < out.size()) {
-        const ssize_t r = ::pread(fd_, out.data() + got, out.size() - got, static_cast<off_t>(from + got));
-        if (r < 0 && errno == EINTR) continue;
-        if (r == 0) return fail_with(Error::Io, name_ + ": spill file is short");
-        if (r < 0) return sys_error(name_ + ": cannot read the spill file");
-        got += static_cast<std::size_t>(r);
-      }
+      if (auto r = file_->read(from, out); !r) return std::unexpected(r.error());
       return out;
     });
     if (!data) return std::unexpected(data.error());
@@ -58,32 +82,28 @@ class SpillPages : public ValuePages {
   }
 
  private:
-  int fd_;
-  std::uint64_t bytes_, width_;
+  std::shared_ptr<const SpillFile> file_;
+  std::uint64_t width_;
   std::shared_ptr<PageCache> cache_;
   std::uint32_t id_;
-  std::string name_;
 };
 
 // Writes `bytes` to a new file in `dir`, opens it for reading and unlinks it.
-Result<int> spill(const fs::path& dir, const std::vector<std::uint8_t>& bytes) {
+Result<std::shared_ptr<const SpillFile>> spill(const fs::path& dir, const std::vector<std::uint8_t>& bytes, std::string name) {
   static std::atomic<unsigned> counter{0};
   const fs::path path = dir / (".mtb-spill." + std::to_string(::getpid()) + "." + std::to_string(counter++));
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
   if (fd < 0) return sys_error(path.string() + ": cannot create a spill file");
   ::unlink(path.c_str());  // the data lives as long as the descriptor
+  auto file = std::make_shared<const SpillFile>(fd, bytes.size(), std::move(name));  // closes fd
   std::size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t w = ::write(fd, bytes.data() + done, std::min<std::size_t>(bytes.size() - done, std::size_t{1} << 26));
     if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      auto failed = sys_error(path.string() + ": cannot write a spill file");
-      ::close(fd);
-      return failed;
-    }
+    if (w <= 0) return sys_error(path.string() + ": cannot write a spill file");
     done += static_cast<std::size_t>(w);
   }
-  return fd;
+  return file;
 }
 
 }  // namespace
@@ -194,45 +214,82 @@ int LowerStore::paged_classes() const {
   return static_cast<int>(std::count_if(classes_.begin(), classes_.end(), [](const Class& c) { return !c.values->whole(); }));
 }
 
+Result<void> LowerStore::page_out(SolvedClasses& solved, Class& c) {
+  if (!c.spill) {  // its first time out of memory: written once
+    auto file = spill(spill_dir_, c.values->bytes(), "class " + to_string(c.values->index().key(), v_.pits()));
+    if (!file) return std::unexpected(file.error());
+    c.spill = *file;
+  }
+  const auto id = static_cast<std::uint32_t>(&c - classes_.data());
+  auto pages = std::make_shared<SpillPages>(c.spill, c.values->width(), cache_, id);
+  auto paged = std::make_shared<const ClassValues>(c.values->index(), v_.kind(), std::move(pages));
+  c.values = paged;
+  solved.add(std::move(paged));  // the whole values are freed with their last holder
+  return {};
+}
+
+Result<void> LowerStore::bring_back(SolvedClasses& solved, Class& c) {
+  std::vector<std::uint8_t> bytes(static_cast<std::size_t>(c.bytes));
+  if (auto r = c.spill->read(0, bytes); !r) return std::unexpected(r.error());
+  auto whole = std::make_shared<const ClassValues>(c.values->index(), v_.kind(), std::move(bytes));
+  c.values = whole;
+  solved.add(std::move(whole));
+  return {};
+}
+
 Result<void> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving) {
   if (budget_ == 0) return {};
+  solving_ = solving;
   // What the lower classes may take: the budget less the class being solved. The
-  // newest classes stay whole while they fit with the smallest cache beside them;
-  // what is left goes to the cache.
+  // newest classes are whole while they fit with the smallest cache beside them;
+  // the first class that does not fit and every older one are paged (the newest
+  // classes take most exits, and what is left goes to the cache: an older class
+  // kept whole in the gap would leave the cache at its smallest; Oware up to 20
+  // with 250 MiB: 22 M pages read against 3.5 M hits). A paged class that fits is
+  // read back from its spill file when the class to solve needs at least a quarter
+  // of its bytes (a smaller class reads too few of its values for the read to pay);
+  // else it stays paged. Classes leave memory first, then come back: the budget
+  // holds throughout.
   const std::uint64_t avail = budget_ > solving ? budget_ - solving : 0;
   const std::uint64_t min_cache = std::min(kMinCache, budget_);  // a tiny budget (tests): a tiny cache
   std::uint64_t whole = 0;
-  bool paged_now = false, paging = false;
+  bool paging = false;
+  std::vector<Class*> out, back;
   for (auto it = classes_.rbegin(); it != classes_.rend(); ++it) {
     Class& c = *it;
-    if (!c.values->whole()) {  // paged at an earlier class: so are the older ones
-      paging = true;
-      continue;
-    }
     if (!paging && whole + c.bytes + min_cache <= avail) {
-      whole += c.bytes;
+      if (c.values->whole() || solving >= c.bytes / 4) whole += c.bytes;
+      if (!c.values->whole() && solving >= c.bytes / 4) back.push_back(&c);
       continue;
     }
-    // The first class that does not fit and every older one are paged: the newest
-    // classes take most exits, and what is left goes to the cache (an older class
-    // kept whole in the gap would leave the cache at its smallest; Oware up to 20
-    // with 250 MiB: 22 M pages read against 3.5 M hits).
     paging = true;
-    auto fd = spill(spill_dir_, c.values->bytes());
-    if (!fd) return std::unexpected(fd.error());
-    const auto id = static_cast<std::uint32_t>(&c - classes_.data());
-    auto pages = std::make_shared<SpillPages>(*fd, c.bytes, c.values->width(), cache_, id,
-                                              "class " + to_string(c.values->index().key(), v_.pits()));
-    auto paged = std::make_shared<const ClassValues>(c.values->index(), v_.kind(), std::move(pages));
-    c.values = paged;
-    solved.add(std::move(paged));  // the whole values are freed with their last holder
-    paged_now = true;
+    if (c.values->whole()) out.push_back(&c);
   }
-  if (paged_now) detail::give_back_freed_memory();  // the values just paged out
+  for (Class* c : out)
+    if (auto r = page_out(solved, *c); !r) return r;
+  if (!out.empty()) detail::give_back_freed_memory();  // the values just paged out
+  for (Class* c : back)
+    if (auto r = bring_back(solved, *c); !r) return r;
   const std::uint64_t left = avail > whole ? avail - whole : 0;
   cache_->set_capacity(std::clamp(left, min_cache, kMaxCache));
   spare_ = left > kMaxCache ? left - kMaxCache : 0;
   return {};
+}
+
+Result<std::uint64_t> LowerStore::release(SolvedClasses& solved) {
+  if (budget_ == 0) return ~std::uint64_t{0};
+  bool freed = false;
+  for (Class& c : classes_)
+    if (c.values->whole()) {
+      if (auto r = page_out(solved, c); !r) return std::unexpected(r.error());
+      freed = true;
+    }
+  if (freed) detail::give_back_freed_memory();
+  const std::uint64_t min_cache = std::min(kMinCache, budget_);
+  cache_->set_capacity(min_cache);
+  const std::uint64_t avail = budget_ > solving_ ? budget_ - solving_ : 0;
+  spare_ = avail > min_cache ? avail - min_cache : 0;
+  return spare_;
 }
 
 }  // namespace mancala

@@ -329,6 +329,34 @@ TEST(Generate, TinyMemoryBudgetGivesIdenticalFiles) {
   }
 }
 
+// Under a budget the lower classes leave memory after a class's first sweep (for the
+// kept ranks of its later sweeps) and come back from their spill files for the next
+// class: the same files as with no bound.
+TEST(Generate, LowerClassesFreedAfterTheFirstSweepGiveIdenticalFiles) {
+  for (const auto& [spec, seeds] : {std::pair<std::string, int>{"kotu-baendum", 7}, {"cenne:4:4", 8}}) {
+    TempDir whole, freed;
+    for (const auto& [dir, budget] : {std::pair<fs::path, std::uint64_t>{whole.path, 0}, {freed.path, 8u << 20}}) {
+      GenerateOptions opt;
+      opt.max_seeds = seeds;
+      opt.out = dir;
+      opt.threads = 2;
+      opt.memory_bytes = budget;
+      opt.release_from = 0;  // every class (the default: large ones only)
+      auto r = generate(*variant(spec), opt);
+      ASSERT_TRUE(r) << spec << ": " << r.error().message;
+      if (budget) EXPECT_GT(r->released_classes, 0) << spec;
+      else EXPECT_EQ(r->released_classes, 0) << spec;
+    }
+    int files = 0;
+    for (const auto& e : fs::directory_iterator(whole.path)) {
+      if (e.path().extension() != ".mtb") continue;
+      ++files;
+      EXPECT_EQ(slurp(e.path()), slurp(freed.path / e.path().filename())) << spec << ": " << e.path().filename();
+    }
+    EXPECT_GT(files, seeds) << spec;
+  }
+}
+
 // The same for a reachable set (generate --from: subset indexes, 2-byte win/loss values).
 TEST(Generate, TinyMemoryBudgetReachableSet) {
   const auto root = parse_position("imbelece 1,0,0,0,0,0,0,1/1,0,0,0,0,0,1,1 S first");

@@ -223,10 +223,11 @@ int run_generate(const GenerateArgs& g) {
               static_cast<unsigned long long>(rep->positions), human_bytes(static_cast<double>(rep->file_bytes)).c_str(),
               rep->positions ? static_cast<double>(rep->file_bytes) / static_cast<double>(rep->positions) : 0.0, rep->seconds);
   if (verbose)
-    std::printf("memory budget %llu MiB: %d classes read through the page cache (%llu hits, %llu pages read, peak %s)\n",
+    std::printf("memory budget %llu MiB: %d classes read through the page cache (%llu hits, %llu pages read, peak %s); "
+                "lower classes freed after the first sweep of %d classes\n",
                 static_cast<unsigned long long>(opt.memory_bytes >> 20), rep->paged_classes,
                 static_cast<unsigned long long>(rep->cache_hits), static_cast<unsigned long long>(rep->cache_misses),
-                human_bytes(static_cast<double>(rep->cache_peak_bytes)).c_str());
+                human_bytes(static_cast<double>(rep->cache_peak_bytes)).c_str(), rep->released_classes);
   return 0;
 }
 
@@ -391,7 +392,8 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
     c->add_option("--memory-mb", g->memory_mb,
                   "memory for the class being solved and the solved classes, in MiB (default 1024; 0: no "
                   "bound): the newest lower classes stay in memory while they fit, older ones are spilled to "
-                  "an unlinked file in DIR and read back through a page cache (slower)")
+                  "an unlinked file in DIR and read back through a page cache (slower); a large class solved by sweeps "
+                  "frees them after its first sweep, which reads them all, for the later sweeps' kept moves")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
     c->add_flag("--verbose", g->verbose, "one line per class on stdout (seeds, positions, rounds, time, bytes)");
     c->add_option("--method", g->method,

@@ -834,7 +834,9 @@ class ClassSolver {
   // (7, 8, 5, 7, 30). The lists take 1 + 4c bytes per open position with c in-class
   // children, at most SolveOptions::rank_cache_bytes in all: a piece that does not
   // fit plays its moves as before, and takes its list in a later sweep when the
-  // lists have shrunk enough. Its children's bounds are prefetched kAhead list
+  // lists have shrunk enough (or when SolveOptions::exits_read, called after sweep
+  // 0, has given more room: generate frees the lower classes for it, since no later
+  // sweep reads an exit). Its children's bounds are prefetched kAhead list
   // entries before they are read. Same values: the same children, read in the same
   // order.
   struct Bounds {
@@ -853,7 +855,7 @@ class ClassSolver {
     const std::uint64_t need = counts.size() + ranks.size() * sizeof(std::uint32_t);
     std::uint64_t used = rank_bytes_.load(std::memory_order_relaxed);
     do {
-      if (used + need > opt_.rank_cache_bytes) return;
+      if (used + need > rank_cap_) return;
     } while (!rank_bytes_.compare_exchange_weak(used, used + need, std::memory_order_relaxed));
     piece.counts.assign(counts.begin(), counts.end());  // exact sizes
     piece.ranks.assign(ranks.begin(), ranks.end());
@@ -870,6 +872,7 @@ class ClassSolver {
     const Index pieces = (words + kPieceWords - 1) / kPieceWords;
     pieces_.assign(static_cast<std::size_t>(pieces), Piece{});
     rank_bytes_.store(0);
+    rank_cap_ = opt_.rank_cache_bytes;
     const bool keep = n_ <= std::numeric_limits<std::uint32_t>::max();  // ranks kept in 32 bits
     ghost_index_.assign(K, {});
     ghost_lo_.assign(K, {});
@@ -901,7 +904,7 @@ class ClassSolver {
           Piece& piece = pieces_[static_cast<std::size_t>(k)];
           const Index w0 = k * kPieceWords, w1 = std::min(words, w0 + kPieceWords);
           const Index from = w0 * 64, to = std::min<Index>(w1 * 64, local_);
-          const bool build = keep && !piece.kept && rank_bytes_.load(std::memory_order_relaxed) < opt_.rank_cache_bytes;
+          const bool build = keep && !piece.kept && rank_bytes_.load(std::memory_order_relaxed) < rank_cap_;
           counts.clear();
           ranks.clear();
           auto record = [&] {  // p stays open: its in-class children are ctx.ranks
@@ -957,6 +960,12 @@ class ClassSolver {
       // (Ghosts hold the bounds of the sweep before: a sweep changing no value on any
       // rank read current values.)
       if (kind_ == GameKind::WinLoss && round >= 1 && t.value_changed == 0) break;
+      if (round == 0 && opt_.exits_read) {  // later sweeps read no exit: more room for kept ranks
+        if (auto more = opt_.exits_read(); !more)
+          fail(more.error().message, more.error().code);  // every rank stops at the next phase
+        else
+          rank_cap_ = std::max(rank_cap_, *more);
+      }
     }
     rounds_ = round + 1;
     std::vector<Piece>().swap(pieces_);
@@ -1491,6 +1500,7 @@ class ClassSolver {
   std::vector<std::uint64_t> open_;  // positions whose bounds still differ
   std::vector<Piece> pieces_;        // kept ranks of the open positions' in-class children
   std::atomic<std::uint64_t> rank_bytes_{0};
+  std::uint64_t rank_cap_ = 0;  // the most rank_bytes_ may reach (opt_.rank_cache_bytes, then exits_read)
   std::vector<std::vector<Index>> ghost_index_;  // per owner: sorted indices this rank reads
   std::vector<std::vector<S>> ghost_lo_, ghost_hi_;
   // Levels.

@@ -68,6 +68,11 @@ struct SolveOptions {
   // children (class_solver.h, "Kept ranks"; 1 + 4 bytes per open position and child),
   // so that sweeps after the first do not play the moves again. 0: none kept.
   std::uint64_t rank_cache_bytes = std::numeric_limits<std::uint64_t>::max();
+  // Sweeps: called once after the first pass, when every exit has been read (later
+  // sweeps read only the class itself); returns a new, larger rank_cache_bytes (the
+  // caller may free the lower classes for it: generate, LowerStore::release). An
+  // error stops the solve with it.
+  std::function<Result<std::uint64_t>()> exits_read;
 };
 
 struct SolveStats {

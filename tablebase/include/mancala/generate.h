@@ -45,6 +45,11 @@ struct GenerateOptions {
   // then every lower class is read through the smallest cache.
   std::uint64_t memory_bytes = kDefaultMemoryBytes;
   static constexpr std::uint64_t kDefaultMemoryBytes = std::uint64_t{1} << 30;
+  // Under a budget, a class solved by sweeps with at least this many positions frees
+  // the lower classes after its first pass for its kept ranks, when these do not fit
+  // beside them (generate.cpp; the next class reads them back from disk). Smaller
+  // classes save less than that costs. Tests set it low.
+  Index release_from = Index{1} << 22;
   std::function<void(const GenerateEvent&)> on_event;  // the core never prints
   Budget budget;  // cancel flag and deadline, checked between classes and inside each class
 };
@@ -60,6 +65,8 @@ struct GenerateReport {
   // and those that read it, and its largest size in bytes.
   int paged_classes = 0;
   std::uint64_t cache_hits = 0, cache_misses = 0, cache_peak_bytes = 0;
+  // Classes after whose first pass the lower classes left memory (release_from).
+  int released_classes = 0;
 };
 
 // Where the one class loop meets other processes (mancala-tb-mpi's ranks; see

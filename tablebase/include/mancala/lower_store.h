@@ -89,6 +89,8 @@ std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Meth
 // (SolveOptions::rank_cache_bytes), so they never page a lower class out.
 std::uint64_t kept_rank_bytes(const Variant& v, Index positions, SolveOptions::Method method);
 
+class SpillFile;  // lower_store.cpp
+
 // The solved classes of one generation, in solving order, and which of them stay whole.
 class LowerStore {
  public:
@@ -100,7 +102,14 @@ class LowerStore {
   // classes out of `solved` until the rest fits (solving + whole classes + cache <=
   // budget), and sizes the cache. Errors: Io (a spill file cannot be created or
   // written, e.g. the folder is full); a paged read fails with Io too (SpillPages).
+  // A paged class that fits comes back whole (read from its spill file) when the
+  // class to solve is large enough for that to pay (lower_store.cpp).
   Result<void> fit(SolvedClasses& solved, std::uint64_t solving);
+  // After the first pass of the class being solved (every exit read, SolveOptions::
+  // exits_read): every lower class leaves memory (one already spilled is not written
+  // again) and the cache shrinks to its smallest; returns what the class's later
+  // sweeps may take beside its arrays (spare()). The next fit brings them back.
+  Result<std::uint64_t> release(SolvedClasses& solved);
 
   std::uint64_t budget() const { return budget_; }
   // What the last fit left of the budget beyond the class being solved, the whole
@@ -113,11 +122,15 @@ class LowerStore {
  private:
   struct Class {
     std::shared_ptr<const ClassValues> values;  // whole or paged
+    std::shared_ptr<const SpillFile> spill;     // its copy on disk, once it has left memory
     std::uint64_t bytes = 0;  // size * width
   };
+  Result<void> page_out(SolvedClasses& solved, Class& c);
+  Result<void> bring_back(SolvedClasses& solved, Class& c);
   const Variant& v_;
   std::uint64_t budget_;
   std::uint64_t spare_ = 0;
+  std::uint64_t solving_ = 0;  // the last fit's
   std::filesystem::path spill_dir_;
   std::shared_ptr<PageCache> cache_;
   std::vector<Class> classes_;  // solving order
