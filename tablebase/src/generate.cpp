@@ -166,7 +166,8 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     if (store.budget()) {
       const std::uint64_t want = kept_rank_bytes(v, index.size(), opt.method);
       so.rank_cache_bytes = std::min(want, store.spare());
-      if (want > store.spare() && index.size() >= opt.release_from)
+      if (want > store.spare() && index.size() >= opt.release_from) {
+        so.spill_dir = store.spill_dir();  // sweep 0's ranks that do not fit: on disk until sweep 1
         so.exits_read = [&, want]() -> Result<std::uint64_t> {
           if (auto f = finish(); !f) return std::unexpected(f.error());  // the writer lets go of the class before
           auto room = store.release(solved);
@@ -174,6 +175,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
           ++rep.released_classes;
           return std::min(want, *room);
         };
+      }
     }
     if (opt.on_event && hooks.writer)
       so.progress = [&](const SolveProgress& p) {

@@ -1,14 +1,9 @@
 #include "mancala/lower_store.h"
 
 #include "mancala/solver_support.h"
-
-#include <fcntl.h>
-#include <unistd.h>
+#include "mancala/temp_file.h"
 
 #include <algorithm>
-#include <atomic>
-#include <cerrno>
-#include <cstring>
 #include <span>
 
 namespace mancala {
@@ -25,56 +20,20 @@ constexpr std::uint64_t kMaxCache = 64 * kMiB;  // more rarely helps
 // 64 KiB pages give the cache four times fewer entries for the same bytes.
 constexpr std::uint64_t kPageBytes = 16384;
 
-// Io, with the system's reason.
-std::unexpected<Error> sys_error(const std::string& what) { return fail_with(Error::Io, what + ": " + std::strerror(errno)); }
-
-}  // namespace
-
-// A class's values in an unlinked spill file (written once, when the class first
-// leaves memory; the descriptor keeps the data).
-class SpillFile {
- public:
-  SpillFile(int fd, std::uint64_t bytes, std::string name) : fd_(fd), bytes_(bytes), name_(std::move(name)) {}
-  ~SpillFile() { ::close(fd_); }
-  SpillFile(const SpillFile&) = delete;
-  SpillFile& operator=(const SpillFile&) = delete;
-  std::uint64_t bytes() const { return bytes_; }
-  const std::string& name() const { return name_; }
-  // Bytes [from, from + out.size()) of the file.
-  Result<void> read(std::uint64_t from, std::span<std::uint8_t> out) const {
-    std::size_t got = 0;
-    while (got < out.size()) {
-      const std::size_t want = std::min<std::size_t>(out.size() - got, std::size_t{1} << 26);
-      const ssize_t r = ::pread(fd_, out.data() + got, want, static_cast<off_t>(from + got));
-      if (r < 0 && errno == EINTR) continue;
-      if (r == 0) return fail_with(Error::Io, name_ + ": spill file is short");
-      if (r < 0) return sys_error(name_ + ": cannot read the spill file");
-      got += static_cast<std::size_t>(r);
-    }
-    return {};
-  }
-
- private:
-  int fd_;
-  std::uint64_t bytes_;
-  std::string name_;
-};
-
-namespace {
-
 // A paged class: its values in a spill file, read a page at a time through the
 // shared cache.
 class SpillPages : public ValuePages {
  public:
-  SpillPages(std::shared_ptr<const SpillFile> file, int width, std::shared_ptr<PageCache> cache, std::uint32_t id)
-      : file_(std::move(file)), width_(static_cast<std::uint64_t>(width)), cache_(std::move(cache)), id_(id) {}
+  SpillPages(std::shared_ptr<const TempFile> file, std::uint64_t bytes, int width, std::shared_ptr<PageCache> cache,
+             std::uint32_t id)
+      : file_(std::move(file)), bytes_(bytes), width_(static_cast<std::uint64_t>(width)), cache_(std::move(cache)), id_(id) {}
 
   Result<ValueBlock> block(Index i) const override {
     const std::uint64_t page = static_cast<std::uint64_t>(i) * width_ / kPageBytes;
-    const std::uint64_t from = page * kPageBytes, len = std::min(kPageBytes, file_->bytes() - from);
+    const std::uint64_t from = page * kPageBytes, len = std::min(kPageBytes, bytes_ - from);
     auto data = cache_->get(id_, page, [&]() -> Result<std::vector<std::uint8_t>> {
       std::vector<std::uint8_t> out(static_cast<std::size_t>(len));
-      if (auto r = file_->read(from, out); !r) return std::unexpected(r.error());
+      if (auto r = file_->read(from, std::as_writable_bytes(std::span(out))); !r) return std::unexpected(r.error());
       return out;
     });
     if (!data) return std::unexpected(data.error());
@@ -82,29 +41,11 @@ class SpillPages : public ValuePages {
   }
 
  private:
-  std::shared_ptr<const SpillFile> file_;
-  std::uint64_t width_;
+  std::shared_ptr<const TempFile> file_;
+  std::uint64_t bytes_, width_;
   std::shared_ptr<PageCache> cache_;
   std::uint32_t id_;
 };
-
-// Writes `bytes` to a new file in `dir`, opens it for reading and unlinks it.
-Result<std::shared_ptr<const SpillFile>> spill(const fs::path& dir, const std::vector<std::uint8_t>& bytes, std::string name) {
-  static std::atomic<unsigned> counter{0};
-  const fs::path path = dir / (".mtb-spill." + std::to_string(::getpid()) + "." + std::to_string(counter++));
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0) return sys_error(path.string() + ": cannot create a spill file");
-  ::unlink(path.c_str());  // the data lives as long as the descriptor
-  auto file = std::make_shared<const SpillFile>(fd, bytes.size(), std::move(name));  // closes fd
-  std::size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t w = ::write(fd, bytes.data() + done, std::min<std::size_t>(bytes.size() - done, std::size_t{1} << 26));
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return sys_error(path.string() + ": cannot write a spill file");
-    done += static_cast<std::size_t>(w);
-  }
-  return file;
-}
 
 }  // namespace
 
@@ -216,12 +157,13 @@ int LowerStore::paged_classes() const {
 
 Result<void> LowerStore::page_out(SolvedClasses& solved, Class& c) {
   if (!c.spill) {  // its first time out of memory: written once
-    auto file = spill(spill_dir_, c.values->bytes(), "class " + to_string(c.values->index().key(), v_.pits()));
+    auto file = TempFile::create(spill_dir_, "class " + to_string(c.values->index().key(), v_.pits()));
     if (!file) return std::unexpected(file.error());
-    c.spill = *file;
+    if (auto w = (*file)->write(0, std::as_bytes(std::span(c.values->bytes()))); !w) return std::unexpected(w.error());
+    c.spill = std::move(*file);
   }
   const auto id = static_cast<std::uint32_t>(&c - classes_.data());
-  auto pages = std::make_shared<SpillPages>(c.spill, c.values->width(), cache_, id);
+  auto pages = std::make_shared<SpillPages>(c.spill, c.bytes, c.values->width(), cache_, id);
   auto paged = std::make_shared<const ClassValues>(c.values->index(), v_.kind(), std::move(pages));
   c.values = paged;
   solved.add(std::move(paged));  // the whole values are freed with their last holder
@@ -230,7 +172,7 @@ Result<void> LowerStore::page_out(SolvedClasses& solved, Class& c) {
 
 Result<void> LowerStore::bring_back(SolvedClasses& solved, Class& c) {
   std::vector<std::uint8_t> bytes(static_cast<std::size_t>(c.bytes));
-  if (auto r = c.spill->read(0, bytes); !r) return std::unexpected(r.error());
+  if (auto r = c.spill->read(0, std::as_writable_bytes(std::span(bytes))); !r) return std::unexpected(r.error());  // every byte, or an error
   auto whole = std::make_shared<const ClassValues>(c.values->index(), v_.kind(), std::move(bytes));
   c.values = whole;
   solved.add(std::move(whole));

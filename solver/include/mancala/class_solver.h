@@ -56,6 +56,7 @@
 #include <expected>
 #include <limits>
 #include <mutex>
+#include <span>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -67,6 +68,7 @@
 #include "mancala/retrograde.h"
 #include "mancala/rules.h"
 #include "mancala/solver_support.h"
+#include "mancala/temp_file.h"
 
 namespace mancala::core {
 
@@ -848,6 +850,9 @@ class ClassSolver {
     std::vector<std::uint8_t> counts;
     std::vector<std::uint32_t> ranks;
     bool kept = false;
+    bool spilled = false;  // its list of sweep 0 is in the spill file: counts, then ranks
+    std::uint64_t spill_at = 0;
+    std::uint32_t spill_counts = 0, spill_ranks = 0;
     std::uint64_t bytes() const { return counts.capacity() + ranks.capacity() * sizeof(std::uint32_t); }
   };
   // Takes the list just built for a piece if it fits in what is left of the budget.
@@ -860,6 +865,18 @@ class ClassSolver {
     piece.counts.assign(counts.begin(), counts.end());  // exact sizes
     piece.ranks.assign(ranks.begin(), ranks.end());
     piece.kept = true;
+  }
+  // Writes the list of sweep 0 that did not fit in memory to the spill file.
+  void spill_ranks(Piece& piece, const std::vector<std::uint8_t>& counts, const std::vector<std::uint32_t>& ranks) {
+    const std::uint64_t bytes = counts.size() + ranks.size() * sizeof(std::uint32_t);
+    const std::uint64_t at = spill_end_.fetch_add(bytes, std::memory_order_relaxed);
+    auto w = spill_->write(at, std::as_bytes(std::span(counts)));
+    if (w) w = spill_->write(at + counts.size(), std::as_bytes(std::span(ranks)));
+    if (!w) return fail(w.error().message, w.error().code);
+    piece.spilled = true;
+    piece.spill_at = at;
+    piece.spill_counts = static_cast<std::uint32_t>(counts.size());
+    piece.spill_ranks = static_cast<std::uint32_t>(ranks.size());
   }
 
   Result<Bytes> sweeps() {
@@ -874,6 +891,13 @@ class ClassSolver {
     rank_bytes_.store(0);
     rank_cap_ = opt_.rank_cache_bytes;
     const bool keep = n_ <= std::numeric_limits<std::uint32_t>::max();  // ranks kept in 32 bits
+    spill_end_.store(0);
+    if (keep && !opt_.spill_dir.empty()) {
+      if (auto f = TempFile::create(opt_.spill_dir, "the kept ranks of class " + to_string(index_.key(), rules_.pits())))
+        spill_ = std::move(*f);
+      else
+        fail(f.error().message, f.error().code);  // every rank stops at the end of sweep 0
+    }
     ghost_index_.assign(K, {});
     ghost_lo_.assign(K, {});
     ghost_hi_.assign(K, {});
@@ -904,7 +928,9 @@ class ClassSolver {
           Piece& piece = pieces_[static_cast<std::size_t>(k)];
           const Index w0 = k * kPieceWords, w1 = std::min(words, w0 + kPieceWords);
           const Index from = w0 * 64, to = std::min<Index>(w1 * 64, local_);
-          const bool build = keep && !piece.kept && rank_bytes_.load(std::memory_order_relaxed) < rank_cap_;
+          // Sweep 0 lists every piece when what does not fit can go to the spill file.
+          const bool build = keep && !piece.kept && !(round > 0 && piece.spilled) &&
+                             (rank_bytes_.load(std::memory_order_relaxed) < rank_cap_ || (round == 0 && spill_));
           counts.clear();
           ranks.clear();
           auto record = [&] {  // p stays open: its in-class children are ctx.ranks
@@ -921,6 +947,8 @@ class ClassSolver {
             });
           } else if (piece.kept) {
             sweep_kept(piece, w0, w1, ctx);
+          } else if (piece.spilled) {
+            sweep_spilled(piece, w0, w1, ctx);
           } else {
             Position p;
             Index at = local_;  // the index of p (local_: none yet)
@@ -941,8 +969,9 @@ class ClassSolver {
               }
             }
           }
-          if (build && !stopped()) {
-            if (std::find(counts.begin(), counts.end(), std::uint8_t{255}) == counts.end()) keep_ranks(piece, counts, ranks);
+          if (build && !stopped() && std::find(counts.begin(), counts.end(), std::uint8_t{255}) == counts.end()) {
+            keep_ranks(piece, counts, ranks);
+            if (!piece.kept && round == 0 && spill_ && !counts.empty()) spill_ranks(piece, counts, ranks);
           }
           report(to > from ? to - from : 0, round, undecided);
         }
@@ -969,6 +998,7 @@ class ClassSolver {
     }
     rounds_ = round + 1;
     std::vector<Piece>().swap(pieces_);
+    spill_.reset();
     // The kept ranks are many small arrays: given back before the values are encoded
     // (Cenne 7:7 up to 18 at 1 GiB peaked at 1,240 MiB with them still resident).
     if (keep) detail::give_back_freed_memory();
@@ -1017,6 +1047,29 @@ class ClassSolver {
   // A later sweep over the open positions of a kept piece (words w0..w1-1): the
   // bounds from the kept ranks, the list kept for those still open.
   void sweep_kept(Piece& piece, Index w0, Index w1, Context& ctx) {
+    const std::uint64_t before = piece.bytes();
+    sweep_list(piece, w0, w1, ctx);
+    if (piece.bytes() > 2 * (piece.counts.size() + piece.ranks.size() * sizeof(std::uint32_t)) + 256) {  // give the room back
+      piece.counts.shrink_to_fit();
+      piece.ranks.shrink_to_fit();
+    }
+    rank_bytes_.fetch_sub(before - piece.bytes(), std::memory_order_relaxed);
+  }
+  // The same for a piece whose list sweep 0 wrote to the spill file: read back,
+  // walked, then kept in memory if it fits (else the piece plays its moves again).
+  void sweep_spilled(Piece& piece, Index w0, Index w1, Context& ctx) {
+    Piece list;
+    list.counts.resize(piece.spill_counts);
+    list.ranks.resize(piece.spill_ranks);
+    piece.spilled = false;
+    auto r = spill_->read(piece.spill_at, std::as_writable_bytes(std::span(list.counts)));
+    if (r) r = spill_->read(piece.spill_at + piece.spill_counts, std::as_writable_bytes(std::span(list.ranks)));
+    if (!r) return fail(r.error().message, r.error().code);
+    sweep_list(list, w0, w1, ctx);
+    keep_ranks(piece, list.counts, list.ranks);
+  }
+  // Walks a piece's list (kept or read back) and the open bits together.
+  void sweep_list(Piece& piece, Index w0, Index w1, Context& ctx) {
     const std::size_t total = piece.ranks.size();
     const std::uint32_t* ranks = piece.ranks.data();
     std::size_t read = 0, write = 0, ahead = 0, entry = 0;
@@ -1041,14 +1094,8 @@ class ClassSolver {
         read += c;
       }
     }
-    const std::uint64_t before = piece.bytes();
     piece.counts.resize(kept_entries);
     piece.ranks.resize(write);
-    if (piece.bytes() > 2 * (kept_entries + write * sizeof(std::uint32_t)) + 256) {  // give the room back
-      piece.counts.shrink_to_fit();
-      piece.ranks.shrink_to_fit();
-    }
-    rank_bytes_.fetch_sub(before - piece.bytes(), std::memory_order_relaxed);
   }
 
   // New bounds of local position u (a later sweep) from its in-class children's
@@ -1501,6 +1548,8 @@ class ClassSolver {
   std::vector<Piece> pieces_;        // kept ranks of the open positions' in-class children
   std::atomic<std::uint64_t> rank_bytes_{0};
   std::uint64_t rank_cap_ = 0;  // the most rank_bytes_ may reach (opt_.rank_cache_bytes, then exits_read)
+  std::unique_ptr<TempFile> spill_;  // sweep 0's lists that do not fit (SolveOptions::spill_dir)
+  std::atomic<std::uint64_t> spill_end_{0};
   std::vector<std::vector<Index>> ghost_index_;  // per owner: sorted indices this rank reads
   std::vector<std::vector<S>> ghost_lo_, ghost_hi_;
   // Levels.

@@ -32,6 +32,7 @@
 #include <atomic>
 #include <cstdint>
 #include <expected>
+#include <filesystem>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -73,6 +74,10 @@ struct SolveOptions {
   // caller may free the lower classes for it: generate, LowerStore::release). An
   // error stops the solve with it.
   std::function<Result<std::uint64_t>()> exits_read;
+  // Sweeps: where sweep 0 writes the kept ranks that do not fit in rank_cache_bytes
+  // (an unlinked file, read back by sweep 1, which then need not play the moves
+  // again); empty: none written.
+  std::filesystem::path spill_dir;
 };
 
 struct SolveStats {

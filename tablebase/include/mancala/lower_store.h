@@ -43,6 +43,7 @@
 
 #include "mancala/error.h"
 #include "mancala/retrograde.h"
+#include "mancala/temp_file.h"
 #include "mancala/values.h"
 
 namespace mancala {
@@ -89,8 +90,6 @@ std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Meth
 // (SolveOptions::rank_cache_bytes), so they never page a lower class out.
 std::uint64_t kept_rank_bytes(const Variant& v, Index positions, SolveOptions::Method method);
 
-class SpillFile;  // lower_store.cpp
-
 // The solved classes of one generation, in solving order, and which of them stay whole.
 class LowerStore {
  public:
@@ -112,6 +111,7 @@ class LowerStore {
   Result<std::uint64_t> release(SolvedClasses& solved);
 
   std::uint64_t budget() const { return budget_; }
+  const std::filesystem::path& spill_dir() const { return spill_dir_; }
   // What the last fit left of the budget beyond the class being solved, the whole
   // classes and the cache (the largest cache was enough); no bound: the most there is.
   std::uint64_t spare() const { return budget_ ? spare_ : ~std::uint64_t{0}; }
@@ -122,7 +122,7 @@ class LowerStore {
  private:
   struct Class {
     std::shared_ptr<const ClassValues> values;  // whole or paged
-    std::shared_ptr<const SpillFile> spill;     // its copy on disk, once it has left memory
+    std::shared_ptr<const TempFile> spill;     // its copy on disk, once it has left memory
     std::uint64_t bytes = 0;  // size * width
   };
   Result<void> page_out(SolvedClasses& solved, Class& c);
