@@ -198,7 +198,11 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
           return std::unexpected(w.error());
         return std::chrono::duration<double>(clock::now() - tw).count();
       };
-      const bool overlap = threads > 1 && n + 1 < total;
+      // Under a budget that the class would not leave room in beside a next class of
+      // its size, the next class would wait for the write (the writer holds the
+      // values): then it is written at once, by every thread.
+      const bool room = !store.budget() || store.whole_bytes() + solving + (std::uint64_t{4} << 20) <= store.budget();
+      const bool overlap = threads > 1 && n + 1 < total && room;
       pending->write = overlap ? std::async(std::launch::async, write, 1) : std::async(std::launch::deferred, write, threads);
     }
     if (!pending->write.valid() || pending->write.wait_for(std::chrono::seconds(0)) == std::future_status::deferred)

@@ -121,9 +121,11 @@ std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Meth
 // (1 + 4c bytes per open position with c in-class children; Kotu-baendum's class
 // without ties: 92 % open after sweep 0, c = 3, about 12 bytes per position). Under a
 // memory budget they take only what the class's arrays and the lower classes leave
-// (LowerStore::spare): the lower classes are not paged out to make room for them.
-// That was tried: Cenne 7:7 up to 18 at the default 1 GiB then read all 18 lower
-// classes through a 4 MiB page cache (37.9 M pages) and took 317.6 s against 196.9 s.
+// (LowerStore::spare): sweep 0 reads the exits, and paging lower classes out to make
+// room for the ranks was tried: Cenne 7:7 up to 18 at the default 1 GiB then read all
+// 18 lower classes through a 4 MiB page cache (37.9 M pages) and took 317.6 s against
+// 196.9 s. Instead, a large class writes the lists of sweep 0 that do not fit to a
+// spill file and frees the lower classes after sweep 0 (release, generate.cpp).
 // Kotu-baendum up to 13 seeds, 2 threads, --memory-mb 160 (the budget per position
 // of the largest class of 16 seeds at the default 1 GiB): 212.8 s of CPU without kept
 // ranks, 122.2 s with 4 bytes, 111.7 s with 8, 106.7 s with 16; no bound: 103.8 s.

@@ -34,8 +34,6 @@ constexpr Value kNoExit = INT16_MIN;  // "no move leaves the class"
 struct Bounds {
   Value lo, hi;
 };
-// The value that bounds lo <= v <= hi give at the fixpoint of the sweeps (retrograde.h):
-// a forced result where one is proven, endless play (0 / draw) otherwise.
 // Gives heap memory just freed back to the system: glibc keeps freed blocks below its
 // mmap threshold (which grows up to 32 MiB) resident until asked, so many small arrays
 // freed before a large one is allocated would otherwise both count in the peak.
@@ -45,6 +43,8 @@ inline void give_back_freed_memory() {
 #endif
 }
 
+// The value that bounds lo <= v <= hi give at the fixpoint of the sweeps (retrograde.h):
+// a forced result where one is proven, endless play (0 / draw) otherwise.
 inline Value outcome(int lo, int hi) { return static_cast<Value>(lo > 0 ? lo : hi < 0 ? hi : 0); }
 
 inline Bounds next_bounds(Value base, Value best_lo, Value best_hi, bool first, Value l, Value h) {

@@ -22,12 +22,18 @@
 // (load_class) is read whole with every block's CRC checked, and solved again when
 // one fails (GenerateEvent::Replaced).
 //
+// Sweeps read the exits in their first pass only. A large class solved by sweeps
+// whose kept ranks (class_solver.h) do not fit beside the lower classes frees them
+// after that pass (release: every whole class leaves memory, written to its spill
+// file if it has none yet) and gives the room to the ranks; the next class's fit
+// reads them back whole from the spill files.
+//
 // What the budget counts (LowerStore::fit): the working arrays of the class being
 // solved (solver_bytes, an estimate per method; the sweeps' kept ranks take only what
-// is spare, kept_rank_bytes), the lower classes kept whole, and
+// is spare, kept_rank_bytes, or what release frees), the lower classes kept whole, and
 // the page cache. Not counted: the program and its libraries, thread stacks, index
 // tables, zstd contexts, the compressed file being written, the position lists of
-// reachable-set classes (generate --from), the kernel's page cache.
+// reachable-set classes (generate --from), the kernel's page cache (the spill files).
 #pragma once
 
 #include <cstdint>
@@ -87,7 +93,8 @@ class PageCache {
 std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Method method);
 // The most the sweeps may keep the in-class children's ranks in (0 for the other
 // methods); generate gives them at most LowerStore::spare() of it under a budget
-// (SolveOptions::rank_cache_bytes), so they never page a lower class out.
+// (SolveOptions::rank_cache_bytes) for sweep 0, which reads the lower classes, and
+// what release frees after it.
 std::uint64_t kept_rank_bytes(const Variant& v, Index positions, SolveOptions::Method method);
 
 // The solved classes of one generation, in solving order, and which of them stay whole.
