@@ -120,8 +120,13 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     };
     const auto tc = clock::now();
     const std::uint64_t solving = solver_bytes(v, index.size(), opt.method);
+    // Under a budget, whether the whole lower classes leave room for a class that needs
+    // `need` bytes (and the smallest page cache).
+    auto room_for = [&](std::uint64_t need) {
+      return !store.budget() || store.whole_bytes() + need + (std::uint64_t{4} << 20) <= store.budget();
+    };
     // Under a budget the class being written is not paged out while the writer holds it.
-    if (pending && store.budget() && store.whole_bytes() + solving + (std::uint64_t{4} << 20) > store.budget())
+    if (pending && !room_for(solving))
       if (auto f = finish(); !f) return std::unexpected(f.error());
     if (auto f = store.fit(solved, solving); !f) return std::unexpected(f.error());
     std::shared_ptr<ClassValues> cls;
@@ -201,8 +206,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
       // Under a budget that the class would not leave room in beside a next class of
       // its size, the next class would wait for the write (the writer holds the
       // values): then it is written at once, by every thread.
-      const bool room = !store.budget() || store.whole_bytes() + solving + (std::uint64_t{4} << 20) <= store.budget();
-      const bool overlap = threads > 1 && n + 1 < total && room;
+      const bool overlap = threads > 1 && n + 1 < total && room_for(solving);
       pending->write = overlap ? std::async(std::launch::async, write, 1) : std::async(std::launch::deferred, write, threads);
     }
     if (!pending->write.valid() || pending->write.wait_for(std::chrono::seconds(0)) == std::future_status::deferred)

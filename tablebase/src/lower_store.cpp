@@ -202,8 +202,9 @@ Result<void> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving) {
   for (auto it = classes_.rbegin(); it != classes_.rend(); ++it) {
     Class& c = *it;
     if (!paging && whole + c.bytes + min_cache <= avail) {
-      if (c.values->whole() || solving >= c.bytes / 4) whole += c.bytes;
-      if (!c.values->whole() && solving >= c.bytes / 4) back.push_back(&c);
+      const bool worth = solving >= c.bytes / 4;  // a paged class comes back
+      if (c.values->whole() || worth) whole += c.bytes;
+      if (!c.values->whole() && worth) back.push_back(&c);
       continue;
     }
     paging = true;
