@@ -121,6 +121,9 @@ Result<std::vector<std::uint8_t>> solve_class_distributed(const mpi::communicato
   so.method = opt.method;
   so.budget.cancel_on(opt.cancel);
   so.progress = opt.progress;
+  so.rank_cache_bytes = opt.rank_cache_bytes;
+  so.exits_read = opt.exits_read;
+  so.spill_dir = opt.spill_dir;
   MpiTransport transport(comm, opt, stats);
   const auto t = clock_type::now();
   const double waited = stats.seconds_exchanging;

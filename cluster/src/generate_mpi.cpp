@@ -136,9 +136,12 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
   // The class loop of generate.h, with the places where ranks meet.
   ClassLoopHooks hooks;
   hooks.writer = root;
-  hooks.solve = [&](int number, const ClassIndex& index, const SolvedClasses& solved, const SolveOptions&,
+  hooks.solve = [&](int number, const ClassIndex& index, const SolvedClasses& solved, const SolveOptions& so,
                     SolveStats&) -> Result<std::shared_ptr<ClassValues>> {
     sopt.class_number = number;
+    sopt.rank_cache_bytes = so.rank_cache_bytes;  // this rank's budget (generate.cpp)
+    sopt.exits_read = so.exits_read;
+    sopt.spill_dir = so.spill_dir;
     auto slice = solve_class_distributed(comm, v, index, solved, sopt, st);
     if (!slice) return fail_with(slice.error().code, "class " + to_string(index.key(), v.pits()) + ": " + slice.error().message);
     st.positions += root ? index.size() : 0;

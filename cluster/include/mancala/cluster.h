@@ -23,6 +23,7 @@
 #include <expected>
 #include <filesystem>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -65,6 +66,11 @@ struct DistributedOptions {
   int kill_at_class = -1;
   int kill_signal = 9;
   int class_number = 0;
+  // The class loop's memory choices for the sweeps' kept ranks, per rank (the
+  // SolveOptions fields of the same names; generate.cpp sets them from the budget).
+  std::uint64_t rank_cache_bytes = std::numeric_limits<std::uint64_t>::max();
+  std::function<Result<std::uint64_t>()> exits_read;
+  std::filesystem::path spill_dir;
 };
 
 // Solves one class over all ranks of `comm` and returns this rank's slice of the
