@@ -172,6 +172,16 @@ Result<void> LowerStore::page_out(SolvedClasses& solved, Class& c) {
   return {};
 }
 
+Result<void> LowerStore::page_out(SolvedClasses& solved, const std::vector<Class*>& out) {
+  for (Class* c : out)
+    if (auto r = page_out(solved, *c); !r) return r;
+  if (!out.empty()) detail::give_back_freed_memory();  // the values just paged out
+  return {};
+}
+
+std::uint64_t LowerStore::min_cache() const { return std::min(kMinCache, budget_); }  // a tiny budget (tests): a tiny cache
+std::uint64_t LowerStore::avail() const { return budget_ > solving_ ? budget_ - solving_ : 0; }
+
 Result<void> LowerStore::bring_back(SolvedClasses& solved, Class& c) {
   std::vector<std::uint8_t> bytes(static_cast<std::size_t>(c.bytes));
   if (auto r = c.spill->read(0, std::as_writable_bytes(std::span(bytes))); !r) return std::unexpected(r.error());  // every byte, or an error
@@ -194,14 +204,13 @@ Result<void> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving) {
   // of its bytes (a smaller class reads too few of its values for the read to pay);
   // else it stays paged. Classes leave memory first, then come back: the budget
   // holds throughout.
-  const std::uint64_t avail = budget_ > solving ? budget_ - solving : 0;
-  const std::uint64_t min_cache = std::min(kMinCache, budget_);  // a tiny budget (tests): a tiny cache
+  const std::uint64_t room = avail(), least = min_cache();
   std::uint64_t whole = 0;
   bool paging = false;
   std::vector<Class*> out, back;
   for (auto it = classes_.rbegin(); it != classes_.rend(); ++it) {
     Class& c = *it;
-    if (!paging && whole + c.bytes + min_cache <= avail) {
+    if (!paging && whole + c.bytes + least <= room) {
       const bool worth = solving >= c.bytes / 4;  // a paged class comes back
       if (c.values->whole() || worth) whole += c.bytes;
       if (!c.values->whole() && worth) back.push_back(&c);
@@ -210,30 +219,23 @@ Result<void> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving) {
     paging = true;
     if (c.values->whole()) out.push_back(&c);
   }
-  for (Class* c : out)
-    if (auto r = page_out(solved, *c); !r) return r;
-  if (!out.empty()) detail::give_back_freed_memory();  // the values just paged out
+  if (auto r = page_out(solved, out); !r) return r;
   for (Class* c : back)
     if (auto r = bring_back(solved, *c); !r) return r;
-  const std::uint64_t left = avail > whole ? avail - whole : 0;
-  cache_->set_capacity(std::clamp(left, min_cache, kMaxCache));
+  const std::uint64_t left = room > whole ? room - whole : 0;
+  cache_->set_capacity(std::clamp(left, least, kMaxCache));
   spare_ = left > kMaxCache ? left - kMaxCache : 0;
   return {};
 }
 
 Result<std::uint64_t> LowerStore::release(SolvedClasses& solved) {
   if (budget_ == 0) return ~std::uint64_t{0};
-  bool freed = false;
+  std::vector<Class*> out;
   for (Class& c : classes_)
-    if (c.values->whole()) {
-      if (auto r = page_out(solved, c); !r) return std::unexpected(r.error());
-      freed = true;
-    }
-  if (freed) detail::give_back_freed_memory();
-  const std::uint64_t min_cache = std::min(kMinCache, budget_);
-  cache_->set_capacity(min_cache);
-  const std::uint64_t avail = budget_ > solving_ ? budget_ - solving_ : 0;
-  spare_ = avail > min_cache ? avail - min_cache : 0;
+    if (c.values->whole()) out.push_back(&c);
+  if (auto r = page_out(solved, out); !r) return std::unexpected(r.error());
+  cache_->set_capacity(min_cache());
+  spare_ = avail() > min_cache() ? avail() - min_cache() : 0;
   return spare_;
 }
 

@@ -133,7 +133,10 @@ class LowerStore {
     std::uint64_t bytes = 0;  // size * width
   };
   Result<void> page_out(SolvedClasses& solved, Class& c);
+  Result<void> page_out(SolvedClasses& solved, const std::vector<Class*>& out);  // then gives the memory back
   Result<void> bring_back(SolvedClasses& solved, Class& c);
+  std::uint64_t min_cache() const;  // the smallest page cache
+  std::uint64_t avail() const;      // the budget less the class being solved (the last fit's)
   const Variant& v_;
   std::uint64_t budget_;
   std::uint64_t spare_ = 0;
