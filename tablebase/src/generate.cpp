@@ -119,7 +119,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
       return e;
     };
     const auto tc = clock::now();
-    const std::uint64_t solving = solver_bytes(v, index.size(), opt.method);
+    const std::uint64_t solving = solver_bytes(v, key, index.size(), opt.method);
     // Under a budget, whether the whole lower classes leave room for a class that needs
     // `need` bytes (and the smallest page cache).
     auto room_for = [&](std::uint64_t need) {

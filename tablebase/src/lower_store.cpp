@@ -102,7 +102,7 @@ SolveOptions::Method resolved(const Variant& v, SolveOptions::Method m) {
 }
 }  // namespace
 
-std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Method method) {
+std::uint64_t solver_bytes(const Variant& v, const ClassKey& key, Index positions, SolveOptions::Method method) {
   // The arrays of class_solver.h for one rank holding the whole class (S: the value
   // type, 1 byte for score games, 2 for win/loss; W: the value width of the files).
   const std::uint64_t n = positions, s = v.kind() == GameKind::Score ? 1 : 2, w = s;
@@ -110,7 +110,10 @@ std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Meth
   method = resolved(v, method);
   switch (method) {
     case M::Acyclic: return n * s + n * w / 8;                  // values; the result replaces them page by page
-    case M::Levels: return n * 2 * s + n / 4 + n * w / 8;       // cells (value, state; padded), two bit maps
+    case M::Levels: {  // one code per position (LevelCodes: 1 or 2 bytes)
+      const int bytes = LevelCodes(v.value_bound(key.seeds), v.max_moves()).bytes();
+      return n * static_cast<std::uint64_t>(bytes ? bytes : 2) + n * w / 8;
+    }
     case M::Sweeps: return 2 * n * s + n * w / 8 + n * 4 / 8;  // bounds; ghost lists (kept ranks: what is spare)
     case M::Auto: break;
   }

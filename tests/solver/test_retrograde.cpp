@@ -8,6 +8,7 @@
 #include "mancala/generate.h"
 #include "mancala/notation.h"
 #include "mancala/retrograde.h"
+#include "mancala/solver_support.h"
 #include "mancala/rules/cenne.h"
 #include "reference/brute_solver.h"
 
@@ -179,6 +180,49 @@ TEST(Retrograde, LevelsAndSweepsAgree) {
   auto r = solve_class(*variant("djenon-aboure"), ClassKey{0, 3}, SolvedClasses{}, with_method(SolveOptions::Method::Levels));
   ASSERT_FALSE(r);
   EXPECT_NE(r.error().message.find("no un-moves"), std::string::npos);
+}
+
+// The level method's codes (LevelCodes): one byte while a class's values and moves
+// fit, two beyond. Kalah(3) moves 3 pits: class 35 fits one byte, 36 takes two;
+// the level method gives the acyclic pass's values on both sides of that line.
+TEST(Retrograde, LevelCodesOfOneAndTwoBytesGiveTheSameValues) {
+  EXPECT_EQ(LevelCodes(35, 3).bytes(), 1);
+  EXPECT_EQ(LevelCodes(36, 3).bytes(), 2);
+  EXPECT_EQ(LevelCodes(36, 3).low, -36);  // two bytes keep every exit
+  for (int b : {1, 5, 20, 35, 36, 48})
+    for (int m : {2, 3, 6}) {  // every code decodes back
+      const LevelCodes c(b, m);
+      if (!c.bytes()) continue;
+      for (int v = -b; v <= b; ++v) {
+        EXPECT_EQ(c.value(c.waiting_code(v)), v);
+        EXPECT_EQ(c.value(c.told(v)), v);
+        EXPECT_TRUE(c.waiting(c.waiting_code(v)) && !c.waiting(c.told(v)) && c.decided(c.told(v)));
+      }
+      for (int e = c.low; e <= b; ++e)
+        for (int n = 1; n <= m; ++n) {
+          EXPECT_FALSE(c.decided(c.open(e, n)));
+          EXPECT_EQ(c.exit(c.open(e, n)), e);
+          EXPECT_EQ(c.count(c.open(e, n)), n);
+        }
+      EXPECT_EQ(c.exit(c.open(detail::kNoExit, 1)), LevelCodes::kNoExit);
+      if (c.low > -b) EXPECT_EQ(c.exit(c.open(c.low - 1, 2)), LevelCodes::kAgain);
+    }
+  const VariantPtr v = variant("kalah:3:empty");
+  EXPECT_EQ(v->max_moves(), 3);
+  SolvedClasses solved;
+  SolveOptions levels, acyclic;
+  levels.method = SolveOptions::Method::Levels;
+  acyclic.method = SolveOptions::Method::Acyclic;
+  for (const ClassKey& k : v->solving_order(36)) {
+    auto z = solve_class(*v, k, solved, acyclic);
+    ASSERT_TRUE(z);
+    if (k.seeds >= 34) {
+      auto x = solve_class(*v, k, solved, levels);
+      ASSERT_TRUE(x) << x.error().message;
+      EXPECT_EQ((*x)->bytes(), (*z)->bytes()) << "class " << k.seeds;
+    }
+    solved.add(*z);
+  }
 }
 
 // The budget: a raised cancel flag stops a class with Cancelled (a code, not a string).

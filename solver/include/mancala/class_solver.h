@@ -136,8 +136,6 @@ class ClassSolver {
   using Bytes = std::vector<std::uint8_t>;
   static constexpr Value kNone = detail::kNoExit;
   static constexpr S kUnset = std::numeric_limits<S>::min();  // acyclic: not yet known
-  static constexpr std::uint8_t kDecided = 0x80;              // levels: state bit 7
-  static constexpr std::uint8_t kCountMask = 0x7F;            // levels: in-class moves not known to lose
   static constexpr int kMaxDepth = 1 << 12;                   // acyclic: a longer chain means a cycle
   enum : std::uint8_t { kInClass, kExit1, kExit2, kOther };   // acyclic: where a child's value is
 
@@ -335,7 +333,8 @@ class ClassSolver {
       }
       release_prefix(val_, b);
       release_prefix(bounds_, b);
-      release_prefix(cells_, b);
+      release_prefix(codes8_, b);
+      release_prefix(codes16_, b);
     }
     return out;
   }
@@ -1208,22 +1207,28 @@ class ClassSolver {
     return settle(here, l, h, new_lo, new_hi, ctx);
   }
 
-  // ---- Levels: counters, un-moves, notices -----------------------------------------
+  // ---- Levels: one code per position, un-moves, notices ----------------------------
   //
-  // One cell per position, the value and the state side by side, so that telling a
-  // parent touches one cache line. Level t is solved by one pass over the slice, 64
-  // positions (one bitmap word) at a time: the positions decided earlier at t (waiting
-  // in `later`) and the undecided ones whose best exit is worth t are decided and put
-  // on the task's work stack; the stack is drained at once, kTellBatch positions at a
-  // time (their parents found and ranked first, the parents' cells prefetched, then
-  // told), and a parent that decides at t in turn goes on the same stack. Only what a
-  // task cannot keep (a stack past kDrainLimit: the frontier bitmap) and the notices
-  // for other ranks wait for a next round. Before, every step of the propagation was
-  // a round over the whole frontier bitmap (Oware: up to ~500 rounds per class).
-  struct Cell {
-    S val;               // undecided: the best exit (clamped into S); decided: the value
-    std::uint8_t state;  // bit 7: decided; bits 0-6: in-class moves not yet known to lose
-  };
+  // One code per position (LevelCodes of retrograde.h: one byte when the class's
+  // values and moves fit, else two): undecided (the best exit if positive, and the
+  // in-class moves not yet known to lose), decided with its parents still to tell
+  // ("waiting"), or decided and told. Level t is solved by one pass over the slice,
+  // 64 positions at a time: the waiting positions worth +-t (decided at a lower level
+  // earlier) and the undecided ones whose best exit is worth t are claimed (the code
+  // turns to "told") and put on the task's work stack; the stack is drained at once,
+  // kTellBatch positions at a time (their parents found and ranked first, the
+  // parents' codes prefetched, then told), and a parent that decides at t in turn
+  // goes on the same stack. Only what a task cannot keep (a stack past kDrainLimit)
+  // and the notices for other ranks wait for a next round, which claims the waiting
+  // positions worth +-t in a pass over the slice. Whoever claims a position tells its
+  // parents, so each parent hears of each child once.
+  //
+  // An undecided code keeps its best exit only from LevelCodes::low up (one byte for
+  // Oware's class of 20 seeds: exits -6..20 and none): a lower one is read again
+  // (exits_of) when the position's last in-class move turns out to lose, for the
+  // value max(best exit, that move). One byte per position for Oware up to 24 seeds,
+  // against 2.25 bytes for a value, a state and two bit maps before (Oware up to 20:
+  // 106 MB less for the class of 20 seeds).
   // A local parent (its position: parents[at]) to tell that its in-class child (slot
   // `child` of the batch, or kExact: no check needed) is worth `worth` to it.
   struct Told {
@@ -1253,28 +1258,49 @@ class ClassSolver {
       stack_pos.push_back(p);
     }
   };
+  template <class C>
+  std::vector<C>& codes() {
+    if constexpr (sizeof(C) == 1)
+      return codes8_;
+    else
+      return codes16_;
+  }
+  template <class C>
+  std::atomic_ref<C> code_of(Index u) {
+    return std::atomic_ref<C>(codes<C>()[static_cast<std::size_t>(u)]);
+  }
 
   Result<Bytes> levels() {
+    coder_ = LevelCodes(bound_, rules_.Rules::max_moves());
+    switch (coder_.bytes()) {
+      case 1: return levels_with<std::uint8_t>();
+      case 2: return levels_with<std::uint16_t>();
+      default:
+        return fail_with(Error::InvalidArgument, rules_.name() + ": values up to " + std::to_string(bound_) +
+                                                     " do not fit the level method's codes (use sweeps)");
+    }
+  }
+  template <class C>
+  Result<Bytes> levels_with() {
     const auto K = static_cast<std::size_t>(ranks_);
     const auto L = static_cast<std::size_t>(local_);
-    cells_.reserve(L);  // parents are told at random: 2 MiB pages (one TLB entry each)
-    want_huge_pages(cells_.data(), cells_.capacity() * sizeof(Cell));
-    cells_.assign(L, Cell{0, 0});
-    later_.assign(L / 64 + 1, 0);
-    frontier_.assign(L / 64 + 1, 0);
+    auto& codes = this->codes<C>();
+    codes.reserve(L);  // parents are told at random: 2 MiB pages (one TLB entry each)
+    want_huge_pages(codes.data(), codes.capacity() * sizeof(C));
+    codes.assign(L, C{0});
     level_ = bound_ + 1;
     level_seen_.assign(static_cast<std::size_t>(bound_) + 2, 0);
     ghost_index_.assign(K, {});
     outbox_.assign(K, {});
     // Pass 0: exits, counters, positions decided by their exits alone.
     parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-      index_.for_each(begin_ + r.begin(), begin_ + r.end(), [&](Index g, const Position& p) { init(g - begin_, p, ctx); });
+      index_.for_each(begin_ + r.begin(), begin_ + r.end(), [&](Index g, const Position& p) { init<C>(g - begin_, p, ctx); });
       report(r.size(), 0, local_);
     });
     tr_.after_first_pass();
     if (finish_phase("all_reduce (pass 0)").stopped) return std::unexpected(stop_reason());
     rounds_ = 1;
-    const Index words = later_.size();
+    const Index words = (local_ + 63) / 64;
     std::vector<std::vector<Notice>> inbox;
     for (int t = bound_ + 1;;) {
       int next = 0;
@@ -1290,12 +1316,12 @@ class ClassSolver {
       parallel(words, 16, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
         Work work;
         for (Index w = r.begin(); w < r.end(); ++w) {
-          start_level(w, t, work, ctx);
-          drain(work, ctx);
+          start_level<C>(w, t, true, work, ctx);
+          drain<C>(work, ctx);
         }
       });
       // Rounds for what the pass could not finish: notices for other ranks, stacks
-      // that overflowed into the frontier bitmap.
+      // that overflowed.
       for (;;) {
         const Tally tally = finish_phase("all_reduce (propagation round)");
         if (tally.stopped) return std::unexpected(stop_reason());
@@ -1309,106 +1335,96 @@ class ClassSolver {
               for (Index k = r.begin(); k < r.end(); ++k) {
                 const Notice& m = from[static_cast<std::size_t>(k)];
                 if (m.child == kNoCheck) {
-                  apply(m.parent - begin_, nullptr, nullptr, m.worth, work, ctx);
+                  apply<C>(m.parent - begin_, nullptr, nullptr, m.worth, work, ctx);
                 } else {
                   const Position c = index_.unrank(m.child);
-                  apply(m.parent - begin_, nullptr, &c, m.worth, work, ctx);
+                  apply<C>(m.parent - begin_, nullptr, &c, m.worth, work, ctx);
                 }
-                if (work.stack.size() >= kTellBatch) drain(work, ctx);
+                if (work.stack.size() >= kTellBatch) drain<C>(work, ctx);
               }
-              drain(work, ctx);
+              drain<C>(work, ctx);
             });
           }
         }
-        parallel(words, 64, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+        parallel(words, 16, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
           Work work;
           for (Index w = r.begin(); w < r.end(); ++w) {
-            auto& word = frontier_[static_cast<std::size_t>(w)];
-            if (detail::load(word) == 0) continue;  // most words are empty: no atomic write for them
-            for (std::uint64_t bits = std::atomic_ref<std::uint64_t>(word).exchange(0, std::memory_order_relaxed); bits;
-                 bits &= bits - 1) {
-              const Index u = w * 64 + static_cast<Index>(std::countr_zero(bits));
-              work.push(u, index_.unrank(begin_ + u));
-            }
-            drain(work, ctx);
+            start_level<C>(w, t, false, work, ctx);
+            drain<C>(work, ctx);
           }
         });
       }
     }
-    return encode([&](std::size_t u) -> Value { return (cells_[u].state & kDecided) ? Value{cells_[u].val} : Value{0}; });
+    return encode([&](std::size_t u) -> Value {
+      const unsigned c = codes[u];
+      return coder_.decided(c) ? coder_.value(c) : Value{0};
+    });
   }
 
-  // Level t, positions 64w..64w+63: those decided earlier at t leave `later`, the
-  // undecided whose best exit is worth t are decided; both go on the work stack.
-  void start_level(Index w, int t, Work& work, Context& ctx) {
-    auto& later = later_[static_cast<std::size_t>(w)];
-    std::uint64_t take = 0;
-    for (std::uint64_t b = detail::load(later); b; b &= b - 1) {
-      const Index i = w * 64 + static_cast<Index>(std::countr_zero(b));
-      if (std::abs(detail::load(cells_[static_cast<std::size_t>(i)].val)) == t) {
-        take |= std::uint64_t{1} << (i % 64);
-        work.push(i, index_.unrank(begin_ + i));
-      }
-    }
-    if (take) std::atomic_ref<std::uint64_t>(later).fetch_and(~take, std::memory_order_relaxed);
+  // Level t, positions 64w..64w+63: the waiting ones worth +-t are claimed and, on
+  // the level's first pass (`first`), the undecided whose best exit is worth t are
+  // decided; both go on the work stack.
+  template <class C>
+  void start_level(Index w, int t, bool first, Work& work, Context& ctx) {
     const Index end = std::min<Index>(w * 64 + 64, local_);
+    // The codes looked for, found without a division: waiting at +-t, and (first
+    // pass) undecided with best exit t, any count.
+    const auto up = static_cast<C>(coder_.waiting_code(t)), down = static_cast<C>(coder_.waiting_code(-t));
+    const unsigned open = coder_.open(t, 1), opens = first ? static_cast<unsigned>(coder_.moves) : 0;
     for (Index i = w * 64; i < end; ++i) {
-      const Cell& c = cells_[static_cast<std::size_t>(i)];
-      if (!(detail::load(c.state) & kDecided) && detail::load(c.val) == t)
-        decide(i, static_cast<Value>(t), nullptr, &work, ctx);
+      auto cell = code_of<C>(i);
+      C c = cell.load(std::memory_order_relaxed);
+      if (c == up || c == down) {
+        if (cell.compare_exchange_strong(c, static_cast<C>(coder_.told(coder_.value(c))), std::memory_order_relaxed))
+          work.push(i, index_.unrank(begin_ + i));
+      } else if (static_cast<unsigned>(c) - open < opens) {
+        decide<C>(i, static_cast<Value>(t), nullptr, &work, ctx);
+      }
     }
   }
 
-  // A decided position (p: its position, or null) whose parents must hear of it: at
-  // the level being solved it goes on the work stack (or, past kDrainLimit or without
-  // one, the frontier), at a lower level it waits in `later`.
-  void mark_pending(Index u, Value v, const Position* p, Work* work, Context& ctx) {
-    if (v == 0) return;
-    const int a = std::abs(v);
-    if (a == level_) {
-      if (work && work->stack.size() < kDrainLimit) {
-        work->push(u, p ? *p : index_.unrank(begin_ + u));
-        return;
-      }
-      ++ctx.tally.changed;  // a next round tells its parents
-    }
-    auto& bits = a == level_ ? frontier_ : later_;
-    std::atomic_ref<std::uint64_t>(bits[static_cast<std::size_t>(u / 64)])
-        .fetch_or(std::uint64_t{1} << (u % 64), std::memory_order_relaxed);
-    detail::store(level_seen_[static_cast<std::size_t>(a)], std::uint8_t{1});
-  }
-  // Sets the final value of an undecided local position; false if another thread won.
+  // Sets the final value v of an undecided local position; false if another thread
+  // won. At the level being solved it goes on the work stack (p: its position, or
+  // null) or, past kDrainLimit or without one, waits for a next round; at a lower
+  // level it waits for its level. A draw tells no parent.
+  template <class C>
   bool decide(Index u, Value v, const Position* p, Work* work, Context& ctx) {
-    Cell& cell = cells_[static_cast<std::size_t>(u)];
-    std::atomic_ref<std::uint8_t> st(cell.state);
-    std::uint8_t s = st.load(std::memory_order_relaxed);
+    const int a = std::abs(v);
+    const bool now = a == level_ && work && work->stack.size() < kDrainLimit;
+    const auto to = static_cast<C>(now || v == 0 ? coder_.told(v) : coder_.waiting_code(v));
+    auto cell = code_of<C>(u);
+    C c = cell.load(std::memory_order_relaxed);
     do {
-      if (s & kDecided) return false;
-    } while (!st.compare_exchange_weak(s, static_cast<std::uint8_t>(s | kDecided), std::memory_order_relaxed));
-    detail::store(cell.val, static_cast<S>(v));
-    mark_pending(u, v, p, work, ctx);
+      if (coder_.decided(c)) return false;
+    } while (!cell.compare_exchange_weak(c, to, std::memory_order_relaxed));
+    if (v == 0) return true;
+    if (now) {
+      work->push(u, p ? *p : index_.unrank(begin_ + u));
+      return true;
+    }
+    if (a == level_) ++ctx.tally.changed;  // a next round tells its parents
+    detail::store(level_seen_[static_cast<std::size_t>(a)], std::uint8_t{1});
     return true;
   }
 
-  // The exits' slots are found and prefetched before any is read, so that the cache
+  // The best exit of a position from its moves `kids` (kNone: none; after fail(),
+  // kNone too); with `ranks`, the ranks of its in-class children go to ctx.ranks. The
+  // exits' slots are found and prefetched before any is read, so that the cache
   // misses of a position's exits (random places in lower classes) overlap.
-  void init(Index u, const Position& p, Context& ctx) {
-    rules_.Rules::children(p, ctx.kids);
-    if (ctx.kids.empty()) {
-      decide(u, rules_.Rules::terminal_value(p), &p, nullptr, ctx);
-      return;
-    }
+  Value exits_of(const std::vector<Child>& kids, bool ranks, Context& ctx) {
     constexpr std::size_t kSlots = 32;
     enum : std::uint8_t { kMove, kFound, kOtherExit };
     std::array<const std::uint8_t*, kSlots> at;
     std::array<std::uint8_t, kSlots> tag, width;
-    const std::size_t nk = std::min(ctx.kids.size(), kSlots);
-    ctx.ranks.clear();
-    for (std::size_t k = 0; k < ctx.kids.size(); ++k) {
-      const Child& c = ctx.kids[k];
+    const std::size_t nk = std::min(kids.size(), kSlots);
+    if (ranks) ctx.ranks.clear();
+    for (std::size_t k = 0; k < kids.size(); ++k) {
+      const Child& c = kids[k];
       if (in_class(c)) {
-        ctx.ranks.push_back(index_.rank(c.next));
-        ++ctx.in_moves;
+        if (ranks) {
+          ctx.ranks.push_back(index_.rank(c.next));
+          ++ctx.in_moves;
+        }
         if (k < nk) tag[k] = kMove;
       } else if (k < nk) {
         int w = 0;
@@ -1419,35 +1435,48 @@ class ClassSolver {
       }
     }
     Value e = kNone;
-    for (std::size_t k = 0; k < ctx.kids.size(); ++k) {
-      const Child& c = ctx.kids[k];
+    for (std::size_t k = 0; k < kids.size(); ++k) {
+      const Child& c = kids[k];
       if (k < nk ? tag[k] == kMove : in_class(c)) continue;
       if (k < nk && tag[k] == kFound) {
         ++ctx.exits;
         e = std::max(e, move_value(kind_, c, read_value(at[k], width[k])));
       } else {
         e = std::max(e, exit_value(c, ctx));  // game over, or a class missing (an error)
-        if (stopped()) return;
+        if (stopped()) return kNone;
       }
     }
+    ctx.cache.release();  // no exit slot is held any more
+    return e;
+  }
+
+  template <class C>
+  void init(Index u, const Position& p, Context& ctx) {
+    rules_.Rules::children(p, ctx.kids);
+    if (ctx.kids.empty()) {
+      decide<C>(u, rules_.Rules::terminal_value(p), &p, nullptr, ctx);
+      return;
+    }
+    const Value e = exits_of(ctx.kids, true, ctx);
+    if (stopped()) return;
     std::sort(ctx.ranks.begin(), ctx.ranks.end());
     const auto distinct = static_cast<std::size_t>(std::unique(ctx.ranks.begin(), ctx.ranks.end()) - ctx.ranks.begin());
-    if (distinct > kCountMask) {
-      fail("a position has more than 127 distinct moves inside its class");
-      return;
-    }
     if (distinct == 0) {
-      decide(u, e, &p, nullptr, ctx);
+      decide<C>(u, e, &p, nullptr, ctx);
       return;
     }
-    Cell& cell = cells_[static_cast<std::size_t>(u)];
-    // Undecided: val holds the best exit, clamped into S (kNone -> -bound-1).
-    detail::store(cell.val, static_cast<S>(std::max<int>(e, -bound_ - 1)));
-    detail::store(cell.state, static_cast<std::uint8_t>(distinct));
+    if (distinct > static_cast<std::size_t>(coder_.moves) || e > bound_) {
+      fail("a position of class " + to_string(index_.key(), rules_.pits()) + " has " + std::to_string(distinct) +
+           " distinct in-class moves (at most " + std::to_string(coder_.moves) + ") and best exit " + std::to_string(e) +
+           " (at most " + std::to_string(bound_) + ")");
+      return;
+    }
+    code_of<C>(u).store(static_cast<C>(coder_.open(e, static_cast<int>(distinct))), std::memory_order_relaxed);
     if (e > 0) detail::store(level_seen_[static_cast<std::size_t>(e)], std::uint8_t{1});
   }
 
   // Tells the parents of every position on the work stack, kTellBatch at a time.
+  template <class C>
   void drain(Work& work, Context& ctx) {
     while (!work.stack.empty() && !stopped()) {
       work.told.clear();
@@ -1458,20 +1487,22 @@ class ClassSolver {
         const Index u = work.stack.back();
         work.stack.pop_back();
         work.stack_pos.pop_back();
-        find_parents(u, static_cast<std::uint32_t>(k), work, ctx);
+        find_parents<C>(u, static_cast<std::uint32_t>(k), work, ctx);
       }
       for (const Told& t : work.told)
-        apply(t.parent, &work.parents[t.at], t.child == kExact ? nullptr : &work.kids[t.child], t.worth, work, ctx);
+        apply<C>(t.parent, &work.parents[t.at], t.child == kExact ? nullptr : &work.kids[t.child], t.worth, work, ctx);
     }
   }
 
   // Local child u (its position: work.kids[slot]) has its final value: its local
-  // parents go on work.told (their cells prefetched), the others' owners get notices.
+  // parents go on work.told (their codes prefetched), the others' owners get notices.
+  template <class C>
   void find_parents(Index u, std::uint32_t slot, Work& work, Context& ctx) {
     const Index ci = begin_ + u;
     const Position& c = work.kids[slot];
     const bool exact = rules_.Rules::in_class_parents(c, ctx.parents) == Variant::Parents::Exact;
-    const Value x = neg(detail::load(cells_[static_cast<std::size_t>(u)].val));  // what the move to c is worth to a parent
+    const Value x = neg(coder_.value(code_of<C>(u).load(std::memory_order_relaxed)));  // the move to c, to a parent
+    auto& codes = this->codes<C>();
     ctx.ranks.clear();
     for (const Position& q : ctx.parents) {
       if (!index_.allowed(q)) continue;
@@ -1481,7 +1512,7 @@ class ClassSolver {
         ctx.ranks.push_back(qi);
       }
       if (mine(qi)) {
-        __builtin_prefetch(&cells_[static_cast<std::size_t>(qi - begin_)], 1);
+        __builtin_prefetch(&codes[static_cast<std::size_t>(qi - begin_)], 1);
         work.told.push_back(Told{qi - begin_, exact ? kExact : slot, static_cast<std::uint32_t>(work.parents.size()), x});
         work.parents.push_back(q);
       } else {
@@ -1494,9 +1525,11 @@ class ClassSolver {
   // Parent u (local; its position: self, or null) hears that its in-class child c is
   // worth x to it (c == nullptr: the parent list was exact; else u is checked to
   // really move to c).
+  template <class C>
   void apply(Index u, const Position* self, const Position* c, Value x, Work& work, Context& ctx) {
-    Cell& cell = cells_[static_cast<std::size_t>(u)];
-    if (detail::load(cell.state) & kDecided) return;
+    auto cell = code_of<C>(u);
+    C code = cell.load(std::memory_order_relaxed);
+    if (coder_.decided(code)) return;
     if (c) {
       rules_.Rules::children(self ? *self : index_.unrank(begin_ + u), ctx.parent_kids);
       bool moves_to_c = false;
@@ -1505,21 +1538,26 @@ class ClassSolver {
       if (!moves_to_c) return;
     }
     if (x > 0) {  // c is lost for its mover: u wins exactly x (no better option is left)
-      decide(u, x, self, &work, ctx);
+      decide<C>(u, x, self, &work, ctx);
       return;
     }
     // c is won for its mover: one fewer move of u that may still be good for u.
-    std::atomic_ref<std::uint8_t> st(cell.state);
-    const std::uint8_t before = st.fetch_sub(1, std::memory_order_relaxed);
-    if ((before & kDecided) || (before & kCountMask) != 1) return;
-    // Every in-class move of u loses; c, decided last, is the least bad of them.
-    const Value e = detail::load(cell.val);
-    const Value best = std::max<Value>(e < -bound_ ? kNone : e, x);
-    std::uint8_t s = st.load(std::memory_order_relaxed);
-    if (!(s & kDecided) && st.compare_exchange_strong(s, static_cast<std::uint8_t>(s | kDecided), std::memory_order_relaxed)) {
-      detail::store(cell.val, static_cast<S>(best));
-      mark_pending(u, best, self, &work, ctx);
+    for (;;) {
+      if (coder_.decided(code)) return;
+      if (coder_.count(code) == 1) break;
+      if (cell.compare_exchange_weak(code, static_cast<C>(code - 1), std::memory_order_relaxed)) return;
     }
+    // Every in-class move of u loses; c, told last, is the least bad of them. A best
+    // exit below coder_.low was not kept: the exits are read again.
+    const int kept = coder_.exit(code);
+    Value e = kept == LevelCodes::kNoExit ? kNone : static_cast<Value>(kept);
+    if (kept == LevelCodes::kAgain) {
+      const Position q = self ? *self : index_.unrank(begin_ + u);
+      rules_.Rules::children(q, ctx.parent_kids);
+      e = exits_of(ctx.parent_kids, false, ctx);
+      if (stopped()) return;
+    }
+    decide<C>(u, std::max<Value>(e, x), self, &work, ctx);
   }
   const Rules& rules_;
   const ClassIndex& index_;
@@ -1560,9 +1598,9 @@ class ClassSolver {
   std::vector<std::vector<Index>> ghost_index_;  // per owner: sorted indices this rank reads
   std::vector<std::vector<S>> ghost_lo_, ghost_hi_;
   // Levels.
-  std::vector<Cell> cells_;
-  std::vector<std::uint64_t> later_;     // decided, parents not yet told, at a lower level
-  std::vector<std::uint64_t> frontier_;  // decided at the current level, parents not yet told
+  LevelCodes coder_;
+  std::vector<std::uint8_t> codes8_;  // one code per position of the slice (coder_.bytes() == 1)
+  std::vector<std::uint16_t> codes16_;  // (coder_.bytes() == 2)
   std::vector<std::vector<Notice>> outbox_;  // notices for other ranks
   std::vector<std::uint8_t> level_seen_;
   int level_ = 0;

@@ -29,6 +29,7 @@
 // bound arrays (2 bytes per position for score games) plus the solved classes.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <expected>
@@ -100,6 +101,62 @@ Result<std::shared_ptr<ClassValues>> solve_class(const Variant& v, const ClassIn
 // Value of a position from the solved classes, or nullopt when its class is not
 // there (or the position is not indexed, e.g. a first move).
 std::optional<Value> lookup(const Variant& v, const SolvedClasses& solved, const Position& p);
+
+// The level method's code of one position (class_solver.h, "Levels"), for a class
+// whose values lie in [-bound, bound] and whose positions have at most `moves`
+// distinct in-class moves (Variant::max_moves):
+//
+//   undecided                        x * moves + (c - 1)   c = in-class moves not yet known
+//                                                          to lose (1..moves), x = the best exit e:
+//                                                          0 if e < low ("read again"), 1 if none,
+//                                                          e - low + 2 if low <= e <= bound
+//   decided, parents not yet told    W + v + bound         W = (bound - low + 3) * moves
+//   decided, parents told (or v = 0) T + v + bound         T = W + 2 bound + 1
+//
+// low is as low as one byte of codes allows (at most 1: every positive exit is kept);
+// when even low = 1 does not fit one byte, codes take two and low = -bound. Example:
+// Oware, class of 20 seeds (bound 20, 6 moves): low = -6, W = 174, T = 215, 256
+// codes: one byte. A position with best exit +3 and 2 moves left is (3 + 6 + 2) * 6 +
+// 1 = 67; one decided at -4 waiting for level 4 is 174 - 4 + 20 = 190. Oware and
+// Kalah(6) fit one byte up to 24 seeds (low = 1 at 24).
+struct LevelCodes {
+  static constexpr int kAgain = -0x8000;  // exit(): the best exit is below low, read it again
+  static constexpr int kNoExit = -0x7FFF;  // exit(): no move leaves the class
+  int bound = 0, moves = 1, low = 1;
+  unsigned wait = 0, done = 0, end = 0;
+  constexpr LevelCodes() = default;
+  constexpr LevelCodes(int b, int m) : bound(b), moves(m) {
+    auto total = [&](int l) { return static_cast<long>(b - l + 3) * m + 4L * b + 2; };
+    low = 1;
+    if (total(1) > 0x100)
+      low = -b;
+    else
+      while (low > -b && total(low - 1) <= 0x100) --low;
+    wait = static_cast<unsigned>((b - low + 3) * m);
+    done = wait + 2 * static_cast<unsigned>(b) + 1;
+    end = done + 2 * static_cast<unsigned>(b) + 1;
+  }
+  constexpr int bytes() const { return end <= 0x100 ? 1 : end <= 0x10000 ? 2 : 0; }  // 0: no code fits
+  // e: the best exit, or kNoExit-or-lower for none (detail::kNoExit).
+  constexpr unsigned open(int e, int count) const {
+    const int x = e <= kNoExit ? 1 : e < low ? 0 : e - low + 2;
+    return static_cast<unsigned>(x * moves + count - 1);
+  }
+  constexpr unsigned waiting_code(int v) const { return wait + static_cast<unsigned>(v + bound); }
+  constexpr unsigned told(int v) const { return done + static_cast<unsigned>(v + bound); }
+  constexpr bool decided(unsigned c) const { return c >= wait; }
+  constexpr bool waiting(unsigned c) const { return c >= wait && c < done; }
+  constexpr Value value(unsigned c) const { return static_cast<Value>(static_cast<int>(c - (c >= done ? done : wait)) - bound); }
+  constexpr int exit(unsigned c) const {  // undecided: the best exit, kNoExit or kAgain
+    const auto x = static_cast<int>(c / static_cast<unsigned>(moves));
+    return x == 0 ? kAgain : x == 1 ? kNoExit : x - 2 + low;
+  }
+  constexpr int count(unsigned c) const { return static_cast<int>(c % static_cast<unsigned>(moves)) + 1; }
+};
+static_assert(LevelCodes(20, 6).bytes() == 1 && LevelCodes(20, 6).low == -6 && LevelCodes(20, 6).open(3, 2) == 67 &&
+              LevelCodes(20, 6).exit(67) == 3 && LevelCodes(20, 6).waiting_code(-4) == 190 &&
+              LevelCodes(20, 6).value(190) == -4 && LevelCodes(24, 6).bytes() == 1 && LevelCodes(24, 6).low == 1 &&
+              LevelCodes(25, 6).bytes() == 2 && LevelCodes(25, 6).low == -25);
 
 // The split of [0, n) into `parts` contiguous chunks used by threads and MPI ranks:
 // chunk i is [n*i/parts, n*(i+1)/parts).

@@ -88,9 +88,10 @@ class PageCache {
   Stats stats_;
 };
 
-// How much memory class `positions` of `v` needs while it is solved (the working
-// arrays of the method solve_class picks, and the values it returns).
-std::uint64_t solver_bytes(const Variant& v, Index positions, SolveOptions::Method method);
+// How much memory class `key` of `v` (`positions` positions) needs while it is
+// solved (the working arrays of the method solve_class picks, and the values it
+// returns).
+std::uint64_t solver_bytes(const Variant& v, const ClassKey& key, Index positions, SolveOptions::Method method);
 // The most the sweeps may keep the in-class children's ranks in (0 for the other
 // methods); generate gives them at most LowerStore::spare() of it under a budget
 // (SolveOptions::rank_cache_bytes) for sweep 0, which reads the lower classes, and

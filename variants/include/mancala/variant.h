@@ -116,6 +116,8 @@ class Variant {
   // position it started from (Kalah: seeds only move towards the mover's store).
   virtual bool has_unmoves() const { return false; }
   virtual bool in_class_acyclic() const { return false; }
+  // The most distinct moves a position has (the level method's counters).
+  virtual int max_moves() const { return pits(); }
   // Whether classes() lists every class moves can reach, so that whole tables can be
   // generated (false for Enkeshui's bulls and Imbelece's closed pits: too many
   // combinations; their tables are reachable sets, `generate --from`).

@@ -29,6 +29,7 @@ class Kalah final : public Variant {
 
   Parents in_class_parents(const Position& p, std::vector<Position>& out) const override;
   bool has_unmoves() const override { return true; }
+  int max_moves() const override { return pits() / 2; }  // a pit of the mover's side
   bool in_class_acyclic() const override { return true; }
 
   // Compact boards (the solver's acyclic kernel, class_solver.h, and children()):

@@ -27,6 +27,7 @@ class Oware final : public Variant {
 
   Parents in_class_parents(const Position& p, std::vector<Position>& out) const override;
   bool has_unmoves() const override { return true; }
+  int max_moves() const override { return pits() / 2; }  // a pit of the mover's side
 
   // Sows South's pit `pit` (non-empty) and captures; returns the capture.
   static int play(Position& p, int pit);
