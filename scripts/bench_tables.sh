@@ -6,9 +6,13 @@
 #   scripts/bench_tables.sh [quick|full] [BUILD_DIR]
 #
 # quick (default): Kalah(6) and Oware up to 20 seeds with 1 and 2 threads (minutes).
-# full: also Cenne 7:7 up to 18 and Kotu-baendum up to 16 with 2 threads (about an hour).
+# full: also Cenne 7:7 up to 18 and Kotu-baendum up to 16 with 2 threads, and the
+# memory jobs (about 20 minutes).
+# memory: Kalah(6) and Oware up to 20 under a --memory-mb budget, against the bound of
+# 1.25 bytes per position of the largest class plus 64 MiB (a few minutes).
 # Raw outputs (one line per class, then GNU time) go to results/raw/generate-*.txt; the
-# sha256 of every Oware / Kalah(6) file up to 20 seeds is checked against (or, when
+# sha256 of every Oware / Kalah(6) file up to 20 seeds of every run (any threads or
+# budget) is checked against (or, when
 # missing, written to) results/checksums/large.sha256.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,25 +20,48 @@ set_name=${1:-quick}
 B=${2:-build}/tools/mancala-tb
 OUT=results/raw
 mkdir -p "$OUT"
-jobs=("kalah:6:empty 20 1 25" "kalah:6:empty 20 2 -" "oware 20 2 60" "oware 20 1 -")
-[ "$set_name" = full ] && jobs+=("cenne:7:7 18 2 200" "kotu-baendum 16 2 480")
+# variant, seeds, threads, target seconds (- none), --memory-mb (- none: the default)
+speed=("kalah:6:empty 20 1 25 -" "kalah:6:empty 20 2 - -" "oware 20 2 60 -" "oware 20 1 - -")
+memory=("kalah:6:empty 20 1 - 160" "oware 20 2 - 150")
+case "$set_name" in
+  quick) jobs=("${speed[@]}") ;;
+  full) jobs=("${speed[@]}" "cenne:7:7 18 2 200 -" "kotu-baendum 16 2 480 -" "${memory[@]}") ;;
+  memory) jobs=("${memory[@]}") ;;
+  *) echo "usage: scripts/bench_tables.sh [quick|full|memory] [BUILD_DIR]" >&2; exit 2 ;;
+esac
 sums=$(mktemp)
-printf "%-16s %5s %7s %14s %9s %9s %12s %10s %9s %9s %s\n" job seeds threads positions wall_s cpu_s "pos/s/thread" peak_MiB "B/pos" "disk B/pos" target
+golden=results/checksums/large.sha256
+checks=()
+trap 'rm -f "$sums"' EXIT
+printf "%-22s %5s %7s %14s %9s %9s %12s %10s %9s %9s %s\n" job seeds threads positions wall_s cpu_s "pos/s/thread" peak_MiB "B/pos" "disk B/pos" target
 for job in "${jobs[@]}"; do
   set -- $job
-  v=$1 n=$2 t=$3 target=$4
+  v=$1 n=$2 t=$3 target=$4 mem=$5
   dir=$(mktemp -d /tmp/tb-bench.XXXXXX)
-  log="$OUT/generate-${v//:/_}-$n-t$t.txt"
-  echo "# mancala-tb generate $v --max-seeds $n --out DIR --threads $t --verbose" > "$log"
-  /usr/bin/time -v "$B" generate "$v" --max-seeds "$n" --out "$dir" --threads "$t" --verbose >> "$log" 2>&1
+  budget=() suffix=""
+  [ "$mem" != - ] && budget=(--memory-mb "$mem") suffix="-mem$mem"
+  log="$OUT/generate-${v//:/_}-$n-t$t$suffix.txt"
+  echo "# mancala-tb generate $v --max-seeds $n --out DIR --threads $t --verbose ${budget[*]}" > "$log"
+  /usr/bin/time -v "$B" generate "$v" --max-seeds "$n" --out "$dir" --threads "$t" --verbose "${budget[@]}" >> "$log" 2>&1
   disk=$(du -sb "$dir" | cut -f1)
   echo "disk bytes $disk" >> "$log"
   sed -i "s|$dir|DIR|g" "$log"   # no machine paths in results/
-  if [ "$t" = 1 ] && [[ $v == oware || $v == kalah:6:* ]]; then
-    (cd "$dir" && sha256sum -- *.mtb) | sed "s|^|$v up to $n  |" >> "$sums"
+  if [[ $v == oware || $v == kalah:6:* ]]; then  # every run of these, whatever its threads and budget
+    (cd "$dir" && sha256sum -- *.mtb) | sed "s|^|$v up to $n  |" | sort > "$sums.run"
+    if grep -q "^$v up to $n " "$golden" 2>/dev/null; then
+      if [ "$(cat "$sums.run")" = "$(grep "^$v up to $n " "$golden" | sort)" ]; then
+        checks+=("ok: every $v file up to $n seeds of the run with $t threads${budget[*]:+, ${budget[*]}} matches $golden")
+      else
+        checks+=("FAIL: $v tables of the run with $t threads${budget[*]:+, ${budget[*]}} differ from $golden")
+      fi
+    else
+      cat "$sums.run" >> "$golden"
+      checks+=("wrote the sha256 of the $v files to $golden")
+    fi
+    rm -f "$sums.run"
   fi
   rm -rf "$dir"
-  awk -v job="$v" -v n="$n" -v t="$t" -v disk="$disk" -v target="$target" '
+  awk -v job="$v$suffix" -v n="$n" -v t="$t" -v disk="$disk" -v target="$target" -v mem="$mem" '
     /^solved/ { match($0, /positions [0-9]+/); c = substr($0, RSTART + 10, RLENGTH - 10) + 0; pos += c; if (c > big) big = c }
     # the summary line is the total (a "solved" line can be split by a progress line in the log)
     / seeds: [0-9]+ classes solved, .* positions,/ { match($0, /[0-9]+ positions,/); total = substr($0, RSTART, RLENGTH - 11) + 0 }
@@ -44,23 +71,15 @@ for job in "${jobs[@]}"; do
     END {
       if (total > 0) pos = total
       verdict = (target == "-") ? "" : sprintf("under %s s: %s", target, (wall < target) ? "met" : "MISSED");
-      printf "%-16s %5d %7d %14d %9.1f %9.1f %12.0f %10.1f %9.3f %9.3f %s\n", job, n, t, pos, wall, cpu,
+      if (mem != "-") {  # the memory bound: 1.25 bytes per position of the largest class + 64 MiB
+        bound = 1.25 * big + 64 * 1048576
+        verdict = sprintf("peak under %.1f MiB: %s", bound / 1048576, (rss <= bound) ? "met" : "MISSED")
+      }
+      printf "%-22s %5d %7d %14d %9.1f %9.1f %12.0f %10.1f %9.3f %9.3f %s\n", job, n, t, pos, wall, cpu,
              pos / wall / t, rss / 1048576, rss / big, disk / pos, verdict
     }' "$log"
 done
-# The Kalah(6) / Oware files of the 1-thread runs against the committed checksums.
-golden=results/checksums/large.sha256
-if [ -s "$sums" ]; then
-  touch "$golden"
-  for label in $(cut -d' ' -f1 "$sums" | sort -u); do
-    mine=$(grep "^$label up to 20 " "$sums" | sort)
-    if grep -q "^$label up to 20 " "$golden"; then
-      [ "$mine" = "$(grep "^$label up to 20 " "$golden" | sort)" ] || { echo "FAIL: $label tables differ from $golden" >&2; exit 1; }
-      echo "ok: every $label file up to 20 seeds matches $golden"
-    else
-      echo "$mine" >> "$golden"
-      echo "wrote the sha256 of the $label files to $golden"
-    fi
-  done
-fi
-rm -f "$sums"
+# The Kalah(6) / Oware files of every run against the committed checksums.
+printf "%s\n" "${checks[@]}"
+for c in "${checks[@]}"; do [[ $c == FAIL* ]] && exit 1; done
+exit 0

@@ -31,10 +31,9 @@ class SpillPages : public ValuePages {
   Result<ValueBlock> block(Index i) const override {
     const std::uint64_t page = static_cast<std::uint64_t>(i) * width_ / kPageBytes;
     const std::uint64_t from = page * kPageBytes, len = std::min(kPageBytes, bytes_ - from);
-    auto data = cache_->get(id_, page, [&]() -> Result<std::vector<std::uint8_t>> {
-      std::vector<std::uint8_t> out(static_cast<std::size_t>(len));
-      if (auto r = file_->read(from, std::as_writable_bytes(std::span(out))); !r) return std::unexpected(r.error());
-      return out;
+    auto data = cache_->get(id_, page, [&](std::vector<std::uint8_t>& out) -> Result<void> {
+      out.resize(static_cast<std::size_t>(len));
+      return file_->read(from, std::as_writable_bytes(std::span(out)));
     });
     if (!data) return std::unexpected(data.error());
     return ValueBlock{static_cast<Index>(from / width_), static_cast<Index>(len / width_), std::move(*data)};
@@ -62,14 +61,16 @@ PageCache::Stats PageCache::stats() const {
 
 void PageCache::trim() {
   while (stats_.bytes > capacity_ && !lru_.empty()) {
-    stats_.bytes -= lru_.back().data->size();
+    auto& data = lru_.back().data;
+    stats_.bytes -= data->size();
+    if (data.use_count() == 1 && spare_.size() < kSpares) spare_.push_back(std::move(data));
     where_.erase(lru_.back().key);
     lru_.pop_back();
   }
 }
 
 Result<std::shared_ptr<const std::vector<std::uint8_t>>> PageCache::get(
-    std::uint32_t id, std::uint64_t page, const std::function<Result<std::vector<std::uint8_t>>()>& load) {
+    std::uint32_t id, std::uint64_t page, const std::function<Result<void>(std::vector<std::uint8_t>&)>& load) {
   const Key key{id, page};
   {
     std::lock_guard lock(mu_);
@@ -80,11 +81,21 @@ Result<std::shared_ptr<const std::vector<std::uint8_t>>> PageCache::get(
     }
     ++stats_.misses;
   }
-  auto read = load();
-  if (!read) return std::unexpected(read.error());
-  auto data = std::make_shared<const std::vector<std::uint8_t>>(std::move(*read));
+  std::shared_ptr<std::vector<std::uint8_t>> data;
+  {
+    std::lock_guard lock(mu_);
+    if (!spare_.empty()) {
+      data = std::move(spare_.back());
+      spare_.pop_back();
+    }
+  }
+  if (!data) data = std::make_shared<std::vector<std::uint8_t>>();
+  if (auto read = load(*data); !read) return std::unexpected(read.error());
   std::lock_guard lock(mu_);
-  if (auto it = where_.find(key); it != where_.end()) return it->second->data;  // read by another thread meanwhile
+  if (auto it = where_.find(key); it != where_.end()) {  // read by another thread meanwhile
+    if (spare_.size() < kSpares) spare_.push_back(std::move(data));
+    return it->second->data;
+  }
   lru_.push_front(Entry{key, data});
   where_[key] = lru_.begin();
   stats_.bytes += data->size();
