@@ -116,19 +116,11 @@ Result<std::vector<std::uint8_t>> solve_class_distributed(const mpi::communicato
   if (last - first >= (std::uint64_t{1} << 32) - 1)
     return fail_with(Error::TableTooSmall, "a slice of class " + to_string(index.key(), v.pits()) +
                                                " has 2^32 positions or more; run on more ranks");
-  SolveOptions so;
-  so.threads = opt.threads;
-  so.method = opt.method;
-  so.budget.cancel_on(opt.cancel);
-  so.progress = opt.progress;
-  so.rank_cache_bytes = opt.rank_cache_bytes;
-  so.exits_read = opt.exits_read;
-  so.spill_dir = opt.spill_dir;
   MpiTransport transport(comm, opt, stats);
   const auto t = clock_type::now();
   const double waited = stats.seconds_exchanging;
   try {
-    auto slice = core::solve_slice(v, index, solved, so, transport, nullptr);
+    auto slice = core::solve_slice(v, index, solved, opt.local, transport, nullptr);
     stats.seconds_solving += since(t) - (stats.seconds_exchanging - waited);
     if (!slice) return std::unexpected(slice.error());
     return std::move(*slice);

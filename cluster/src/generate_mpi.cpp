@@ -64,7 +64,7 @@ Result<ClusterPlan> plan_distributed(const mpi::communicator& comm, const Varian
   // rank enumerates the same reachable set, so every rank fails alike).
   ClusterPlan plan;
   if (opt.from) {
-    auto set = enumerate_reachable(v, *opt.from, opt.solve.threads, {}, opt.max_positions);
+    auto set = enumerate_reachable(v, *opt.from, opt.solve.local.threads, {}, opt.max_positions);
     if (!set) return std::unexpected(set.error());
     plan.keys = set->solving_order(v.pits(), opt.max_seeds);
     plan.reachable = std::make_shared<const ReachableSet>(std::move(*set));
@@ -139,9 +139,7 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
   hooks.solve = [&](int number, const ClassIndex& index, const SolvedClasses& solved, const SolveOptions& so,
                     SolveStats&) -> Result<std::shared_ptr<ClassValues>> {
     sopt.class_number = number;
-    sopt.rank_cache_bytes = so.rank_cache_bytes;  // this rank's budget (generate.cpp)
-    sopt.exits_read = so.exits_read;
-    sopt.spill_dir = so.spill_dir;
+    sopt.local = so;  // the class loop's choices for this rank (threads, method, budget, kept ranks)
     auto slice = solve_class_distributed(comm, v, index, solved, sopt, st);
     if (!slice) return fail_with(slice.error().code, "class " + to_string(index.key(), v.pits()) + ": " + slice.error().message);
     st.positions += root ? index.size() : 0;
@@ -186,8 +184,8 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
   GenerateOptions g;
   g.max_seeds = opt.max_seeds;
   g.out = opt.out;
-  g.threads = opt.solve.threads;
-  g.method = opt.solve.method;
+  g.threads = opt.solve.local.threads;
+  g.method = opt.solve.local.method;
   g.zstd_level = opt.zstd_level;
   g.memory_bytes = opt.memory_bytes;
   SolvedClasses solved;

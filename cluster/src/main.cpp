@@ -97,7 +97,7 @@ std::variant<Command, int> parse(int argc, char** argv) {
   gen->add_flag("--resume", c.opt.resume,
                 "continue a run: load the finished classes found in DIR\n"
                 "(without it DIR must hold no tables of VARIANT)");
-  gen->add_option("--threads", c.opt.solve.threads, "TBB threads per rank (0 = all cores)")
+  gen->add_option("--threads", c.opt.solve.local.threads, "TBB threads per rank (0 = all cores)")
       ->type_name("T")
       ->default_val(0)
       ->check(CLI::Range(0, 1024));

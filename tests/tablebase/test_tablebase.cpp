@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "mancala/generate.h"
+#include "mancala/lower_store.h"
 #include "mancala/notation.h"
 #include "mancala/probe.h"
 #include "tablebase/support.h"
@@ -327,6 +328,37 @@ TEST(Generate, TinyMemoryBudgetGivesIdenticalFiles) {
     EXPECT_GE(files, seeds + 1) << spec;
     EXPECT_EQ(paged_classes, files - 1) << spec;  // every class but the last was read through the cache
   }
+}
+
+// The page cache: every page read back as loaded while pages are dropped and their
+// buffers reused, a page a reader holds never reused under it, the bytes bounded.
+TEST(Generate, PageCacheReusesOnlyPagesNobodyHolds) {
+  PageCache cache(3 * 100);  // three pages of 100 bytes
+  int loads = 0;
+  auto page = [&](std::uint64_t p) {
+    return cache.get(7, p, [&](std::vector<std::uint8_t>& out) -> Result<void> {
+      ++loads;
+      out.assign(100, static_cast<std::uint8_t>(p));
+      return {};
+    });
+  };
+  auto held = page(0);
+  ASSERT_TRUE(held);
+  for (std::uint64_t round = 0; round < 3; ++round)
+    for (std::uint64_t p = 1; p < 10; ++p) {
+      auto got = page(p);
+      ASSERT_TRUE(got);
+      EXPECT_EQ(**got, std::vector<std::uint8_t>(100, static_cast<std::uint8_t>(p)));
+    }
+  EXPECT_EQ(**held, std::vector<std::uint8_t>(100, 0));  // dropped long ago, still whole for its holder
+  EXPECT_LE(cache.stats().peak_bytes, 300u);
+  EXPECT_EQ(loads, 1 + 27);
+  auto again = page(9);  // still cached
+  ASSERT_TRUE(again);
+  EXPECT_EQ(loads, 28);
+  auto bad = cache.get(8, 0, [](std::vector<std::uint8_t>&) -> Result<void> { return fail_with(Error::Io, "disk gone"); });
+  ASSERT_FALSE(bad);
+  EXPECT_EQ(bad.error().message, "disk gone");
 }
 
 // Under a budget the lower classes leave memory after a class's first sweep (for the

@@ -55,10 +55,11 @@ struct ClusterStats {
 using WaitHook = std::function<void(const char* phase)>;
 
 struct DistributedOptions {
-  int threads = 0;  // TBB threads per rank for local passes (0 = all cores)
-  SolveOptions::Method method = SolveOptions::Method::Auto;  // Auto never picks Acyclic on several ranks
-  std::function<void(const SolveProgress&)> progress;  // this rank's slice
-  const std::atomic<bool>* cancel = nullptr;
+  // What each rank's solver takes (threads per rank for local passes, 0 = all cores;
+  // the method: Auto never picks Acyclic on several ranks; the budget; the sweeps'
+  // kept ranks and spill folder). In generate_mpi these are the class loop's choices
+  // for the class (generate.cpp sets them from the memory budget), as for generate.
+  SolveOptions local;
   WaitHook wait;
   // Test hook: this rank sends itself `kill_signal` (SIGKILL: dies; SIGSTOP: hangs)
   // in the middle of the class (after its pass 0) whose number (1-based) matches.
@@ -66,11 +67,6 @@ struct DistributedOptions {
   int kill_at_class = -1;
   int kill_signal = 9;
   int class_number = 0;
-  // The class loop's memory choices for the sweeps' kept ranks, per rank (the
-  // SolveOptions fields of the same names; generate.cpp sets them from the budget).
-  std::uint64_t rank_cache_bytes = std::numeric_limits<std::uint64_t>::max();
-  std::function<Result<std::uint64_t>()> exits_read;
-  std::filesystem::path spill_dir;
 };
 
 // Solves one class over all ranks of `comm` and returns this rank's slice of the

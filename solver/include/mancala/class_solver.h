@@ -28,7 +28,9 @@
 //    parent of a child lost for its mover wins t; a parent whose in-class moves are
 //    all known to lose takes the best of them. A parent owned by another rank gets a
 //    Notice {parent, child, worth}; its owner checks (for a Superset parent list)
-//    that the parent really moves to the child, then applies it.
+//    that the parent really moves to the child, then applies it. One code per
+//    position holds all of it (LevelCodes, retrograde.h: 1 byte for Oware up to 24
+//    seeds, else 2).
 //
 //  * Sweeps (the others): lower and upper bounds per position, Gauss-Seidel sweeps
 //    over the slice until a sweep changes no bound (win/loss: no value). The bounds
