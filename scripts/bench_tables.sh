@@ -46,6 +46,7 @@ for job in "${jobs[@]}"; do
   disk=$(du -sb "$dir" | cut -f1)
   echo "disk bytes $disk" >> "$log"
   sed -i "s|$dir|DIR|g" "$log"   # no machine paths in results/
+  [[ $B == /* ]] && sed -i "s|$B|BUILD/tools/mancala-tb|g" "$log"
   if [[ $v == oware || $v == kalah:6:* ]]; then  # every run of these, whatever its threads and budget
     (cd "$dir" && sha256sum -- *.mtb) | sed "s|^|$v up to $n  |" | sort > "$sums.run"
     if grep -q "^$v up to $n " "$golden" 2>/dev/null; then
