@@ -136,6 +136,7 @@ inline Result<Method> pick_method(const Variant& v, SolveOptions::Method m, std:
 template <class Rules, class S, class Transport>
 class ClassSolver {
   using Bytes = std::vector<std::uint8_t>;
+  using Offset = std::uint32_t;  // a position's offset in its owner's slice (ghost lists)
   static constexpr Value kNone = detail::kNoExit;
   static constexpr S kUnset = std::numeric_limits<S>::min();  // acyclic: not yet known
   static constexpr int kMaxDepth = 1 << 12;                   // acyclic: a longer chain means a cycle
@@ -186,7 +187,7 @@ class ClassSolver {
     std::vector<Position> parents;
     std::vector<Index> ranks;
     detail::ExitCache cache;
-    std::vector<std::vector<Index>> wanted;   // sweeps, pass 0: ghost indices per owner
+    std::vector<std::vector<Offset>> wanted;  // sweeps, pass 0: ghosts per owner (offsets in its slice)
     std::vector<std::vector<Notice>> outbox;  // levels: notices per owner
     std::deque<Frame> stack;                  // acyclic: children per depth (stable references)
     Tally tally;
@@ -283,9 +284,27 @@ class ClassSolver {
     tally_.value_changed += ctx.tally.value_changed;
     tally_.open += ctx.tally.open;
     for (std::size_t o = 0; o < ctx.wanted.size(); ++o) {
-      if (!ctx.wanted[o].empty()) ghost_index_[o].insert(ghost_index_[o].end(), ctx.wanted[o].begin(), ctx.wanted[o].end());
+      if (!ctx.wanted[o].empty()) add_ghosts(o, ctx.wanted[o]);
       if (!ctx.outbox[o].empty()) outbox_[o].insert(outbox_[o].end(), ctx.outbox[o].begin(), ctx.outbox[o].end());
     }
+  }
+  // Sweep 0's ghosts of owner o (under mu_): each task's once, and the whole list
+  // sorted and made unique whenever it has doubled since, so that it never holds
+  // more than about twice the distinct ghosts (Kotu-baendum, 5.4 M-position classes
+  // on 2 ranks: a rank's list with repeats had grown to several times its 2.7 M).
+  void add_ghosts(std::size_t o, std::vector<Offset>& mine) {
+    std::sort(mine.begin(), mine.end());
+    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
+    auto& g = ghost_index_[o];
+    g.insert(g.end(), mine.begin(), mine.end());
+    if (g.size() >= 2 * ghost_unique_[o] + (std::size_t{1} << 16)) {
+      unique_ghosts(g);
+      ghost_unique_[o] = g.size();
+    }
+  }
+  static void unique_ghosts(std::vector<Offset>& g) {
+    std::sort(g.begin(), g.end());
+    g.erase(std::unique(g.begin(), g.end()), g.end());
   }
   // Ends a phase on every rank: the tallies summed, the stop flags agreed.
   Tally finish_phase(const char* phase) {
@@ -907,20 +926,21 @@ class ClassSolver {
         fail(f.error().message, f.error().code);  // every rank stops at the end of sweep 0
     }
     ghost_index_.assign(K, {});
+    ghost_unique_.assign(K, 0);
     ghost_lo_.assign(K, {});
     ghost_hi_.assign(K, {});
     outbox_.assign(K, {});
-    std::vector<std::vector<Index>> serve;  // per rank: sorted indices of this slice it reads
+    std::vector<std::vector<Offset>> serve;  // per rank: sorted offsets in this slice it reads
     std::uint64_t undecided = local_;
     int round = 0;
     for (;; ++round) {
       if (K > 1 && round == 1) {
         for (auto& g : ghost_index_) {
-          std::sort(g.begin(), g.end());
-          g.erase(std::unique(g.begin(), g.end()), g.end());
+          unique_ghosts(g);
+          g.shrink_to_fit();
         }
         auto ask = ghost_index_;
-        tr_.exchange(ask, serve, sizeof(Index), "all_to_all (ghost lists)");
+        tr_.exchange(ask, serve, sizeof(Offset), "all_to_all (ghost lists)");
         for (std::size_t r = 0; r < K; ++r) {
           ghost_lo_[r].resize(ghost_index_[r].size());
           ghost_hi_[r].resize(ghost_index_[r].size());
@@ -1014,14 +1034,13 @@ class ClassSolver {
   }
 
   // The current bounds of the positions other ranks read: lo, hi interleaved.
-  void refresh_ghosts(const std::vector<std::vector<Index>>& serve) {
+  void refresh_ghosts(const std::vector<std::vector<Offset>>& serve) {
     const auto K = static_cast<std::size_t>(ranks_);
     std::vector<std::vector<S>> out(K), in;
     for (std::size_t r = 0; r < K; ++r) {
       if (r == static_cast<std::size_t>(me_)) continue;
       out[r].reserve(serve[r].size() * 2);
-      for (Index i : serve[r]) {
-        const auto u = static_cast<std::size_t>(i - begin_);
+      for (Offset u : serve[r]) {
         out[r].push_back(bounds_[u].lo);
         out[r].push_back(bounds_[u].hi);
       }
@@ -1043,12 +1062,13 @@ class ClassSolver {
       return {detail::load(bounds_[u].lo), detail::load(bounds_[u].hi)};
     }
     const std::size_t o = owner(ci);
+    const auto off = static_cast<Offset>(ci - chunk_start(n_, ranks_, o));  // a slice holds under 2^32 (cluster.h)
     if (first) {
-      ctx.wanted[o].push_back(ci);
+      ctx.wanted[o].push_back(off);
       return {static_cast<Value>(-bound_), bound_};
     }
     const auto& g = ghost_index_[o];
-    const auto j = static_cast<std::size_t>(std::lower_bound(g.begin(), g.end(), ci) - g.begin());
+    const auto j = static_cast<std::size_t>(std::lower_bound(g.begin(), g.end(), off) - g.begin());
     return {ghost_lo_[o][j], ghost_hi_[o][j]};
   }
 
@@ -1292,7 +1312,6 @@ class ClassSolver {
     codes.assign(L, C{0});
     level_ = bound_ + 1;
     level_seen_.assign(static_cast<std::size_t>(bound_) + 2, 0);
-    ghost_index_.assign(K, {});
     outbox_.assign(K, {});
     // Pass 0: exits, counters, positions decided by their exits alone.
     parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
@@ -1597,7 +1616,8 @@ class ClassSolver {
   std::uint64_t rank_cap_ = 0;  // the most rank_bytes_ may reach (opt_.rank_cache_bytes, then exits_read)
   std::unique_ptr<TempFile> spill_;  // sweep 0's lists that do not fit (SolveOptions::spill_dir)
   std::atomic<std::uint64_t> spill_end_{0};
-  std::vector<std::vector<Index>> ghost_index_;  // per owner: sorted indices this rank reads
+  std::vector<std::vector<Offset>> ghost_index_;  // per owner: sorted offsets in its slice this rank reads
+  std::vector<std::size_t> ghost_unique_;         // per owner: ghost_index_'s size when last made unique
   std::vector<std::vector<S>> ghost_lo_, ghost_hi_;
   // Levels.
   LevelCodes coder_;
