@@ -1573,8 +1573,7 @@ class ClassSolver {
     const int kept = coder_.exit(code);
     Value e = kept == LevelCodes::kNoExit ? kNone : static_cast<Value>(kept);
     if (kept == LevelCodes::kAgain) {
-      const Position q = self ? *self : index_.unrank(begin_ + u);
-      rules_.Rules::children(q, ctx.parent_kids);
+      if (!c) rules_.Rules::children(self ? *self : index_.unrank(begin_ + u), ctx.parent_kids);  // (c: listed above)
       e = exits_of(ctx.parent_kids, false, ctx);
       if (stopped()) return;
     }
