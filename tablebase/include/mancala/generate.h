@@ -41,8 +41,10 @@ struct GenerateOptions {
   // Memory for the solved classes and the class being solved (lower_store.h says
   // what is counted): the newest lower classes stay whole while they fit, the older
   // ones are spilled to disk and read back through a page cache. 0: no bound (every
-  // class stays whole). The budget cannot go below the class being solved's arrays:
-  // then every lower class is read through the smallest cache.
+  // class stays whole). An eighth of it, at most 24 MiB, is held back for what it
+  // does not count (generate.cpp), so that the process's peak stays within it. The
+  // budget cannot go below the class being solved's arrays: then every lower class
+  // is read through the smallest cache.
   std::uint64_t memory_bytes = kDefaultMemoryBytes;
   static constexpr std::uint64_t kDefaultMemoryBytes = std::uint64_t{1} << 30;
   // Under a budget, a class solved by sweeps with at least this many positions frees
