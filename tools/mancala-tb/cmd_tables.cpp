@@ -390,8 +390,8 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
         ->check(CLI::Range(0, 1024));
     c->add_option("--level", g->level, "zstd level of the files, 1..19 (default 9)")->check(CLI::Range(1, 19));
     c->add_option("--memory-mb", g->memory_mb,
-                  "memory for the class being solved and the solved classes, in MiB (default 1024; 0: no "
-                  "bound): the newest lower classes stay in memory while they fit, older ones are spilled to "
+                  "memory of the run, in MiB (default 1024; 0: no bound): the class being solved and the "
+                  "solved classes, an eighth (at most 24 MiB) held back for the rest; the newest lower classes stay in memory while they fit, older ones are spilled to "
                   "an unlinked file in DIR and read back through a page cache (slower); a large class solved by sweeps "
                   "frees them after its first sweep, which reads them all, for the later sweeps' kept moves")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
