@@ -138,6 +138,7 @@ class ClassSolver {
   using Bytes = std::vector<std::uint8_t>;
   using Offset = std::uint32_t;  // a position's offset in its owner's slice (ghost lists)
   static constexpr Value kNone = detail::kNoExit;
+  static_assert(LevelCodes::kNoExit == kNone, "level codes decode no exit as the solver's kNone");
   static constexpr S kUnset = std::numeric_limits<S>::min();  // acyclic: not yet known
   static constexpr int kMaxDepth = 1 << 12;                   // acyclic: a longer chain means a cycle
   enum : std::uint8_t { kInClass, kExit1, kExit2, kOther };   // acyclic: where a child's value is
@@ -1571,7 +1572,7 @@ class ClassSolver {
     // Every in-class move of u loses; c, told last, is the least bad of them. A best
     // exit below coder_.low was not kept: the exits are read again.
     const int kept = coder_.exit(code);
-    Value e = kept == LevelCodes::kNoExit ? kNone : static_cast<Value>(kept);
+    auto e = static_cast<Value>(kept);  // kNone when no move leaves the class
     if (kept == LevelCodes::kAgain) {
       if (!c) rules_.Rules::children(self ? *self : index_.unrank(begin_ + u), ctx.parent_kids);  // (c: listed above)
       e = exits_of(ctx.parent_kids, false, ctx);

@@ -120,8 +120,8 @@ std::optional<Value> lookup(const Variant& v, const SolvedClasses& solved, const
 // 1 = 67; one decided at -4 waiting for level 4 is 174 - 4 + 20 = 190. Oware and
 // Kalah(6) fit one byte up to 24 seeds (low = 1 at 24).
 struct LevelCodes {
-  static constexpr int kAgain = -0x8000;  // exit(): the best exit is below low, read it again
-  static constexpr int kNoExit = -0x7FFF;  // exit(): no move leaves the class
+  static constexpr int kNoExit = -0x8000;  // exit(): no move leaves the class (the solver's kNoExit too)
+  static constexpr int kAgain = -0x7FFF;   // exit(): the best exit is below low, read it again
   int bound = 0, moves = 1, low = 1;
   unsigned wait = 0, done = 0, end = 0;
   constexpr LevelCodes() = default;
@@ -137,9 +137,9 @@ struct LevelCodes {
     end = done + 2 * static_cast<unsigned>(b) + 1;
   }
   constexpr int bytes() const { return end <= 0x100 ? 1 : end <= 0x10000 ? 2 : 0; }  // 0: no code fits
-  // e: the best exit, or kNoExit-or-lower for none (detail::kNoExit).
+  // e: the best exit, or kNoExit for none.
   constexpr unsigned open(int e, int count) const {
-    const int x = e <= kNoExit ? 1 : e < low ? 0 : e - low + 2;
+    const int x = e == kNoExit ? 1 : e < low ? 0 : e - low + 2;
     return static_cast<unsigned>(x * moves + count - 1);
   }
   constexpr unsigned waiting_code(int v) const { return wait + static_cast<unsigned>(v + bound); }
