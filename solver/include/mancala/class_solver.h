@@ -1243,7 +1243,9 @@ class ClassSolver {
   // parents' codes prefetched, then told), and a parent that decides at t in turn
   // goes on the same stack. Only what a task cannot keep (a stack past kDrainLimit)
   // and the notices for other ranks wait for a next round, which claims the waiting
-  // positions worth +-t in a pass over the slice. Whoever claims a position tells its
+  // positions worth +-t in a pass over the slice when some were left waiting (a
+  // notice applied in a round decides at once onto a work stack: Oware up to 16 on 2
+  // ranks, 2,674 rounds, spent 6 s more solving when every round scanned the slice). Whoever claims a position tells its
   // parents, so each parent hears of each child once.
   //
   // An undecided code keeps its best exit only from LevelCodes::low up (one byte for
@@ -1368,13 +1370,14 @@ class ClassSolver {
             });
           }
         }
-        parallel(words, 16, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-          Work work;
-          for (Index w = r.begin(); w < r.end(); ++w) {
-            start_level<C>(w, t, false, work, ctx);
-            drain<C>(work, ctx);
-          }
-        });
+        if (left_waiting_.exchange(false))  // a pass for the positions left waiting at t (else none are)
+          parallel(words, 16, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+            Work work;
+            for (Index w = r.begin(); w < r.end(); ++w) {
+              start_level<C>(w, t, false, work, ctx);
+              drain<C>(work, ctx);
+            }
+          });
       }
     }
     return encode([&](std::size_t u) -> Value {
@@ -1424,7 +1427,10 @@ class ClassSolver {
       work->push(u, p ? *p : index_.unrank(begin_ + u));
       return true;
     }
-    if (a == level_) ++ctx.tally.changed;  // a next round tells its parents
+    if (a == level_) {  // a next round tells its parents
+      ++ctx.tally.changed;
+      left_waiting_.store(true, std::memory_order_relaxed);
+    }
     detail::store(level_seen_[static_cast<std::size_t>(a)], std::uint8_t{1});
     return true;
   }
@@ -1625,6 +1631,7 @@ class ClassSolver {
   std::vector<std::uint16_t> codes16_;  // (coder_.bytes() == 2)
   std::vector<std::vector<Notice>> outbox_;  // notices for other ranks
   std::vector<std::uint8_t> level_seen_;
+  std::atomic<bool> left_waiting_{false};  // a position was left waiting at the level being solved
   int level_ = 0;
 };
 
