@@ -48,18 +48,17 @@ for job in "${jobs[@]}"; do
   sed -i "s|$dir|DIR|g" "$log"   # no machine paths in results/
   [[ $B == /* ]] && sed -i "s|$B|BUILD/tools/mancala-tb|g" "$log"
   if [[ $v == oware || $v == kalah:6:* ]]; then  # every run of these, whatever its threads and budget
-    (cd "$dir" && sha256sum -- *.mtb) | sed "s|^|$v up to $n  |" | sort > "$sums.run"
+    (cd "$dir" && sha256sum -- *.mtb) | sed "s|^|$v up to $n  |" | sort > "$sums"
     if grep -q "^$v up to $n " "$golden" 2>/dev/null; then
-      if [ "$(cat "$sums.run")" = "$(grep "^$v up to $n " "$golden" | sort)" ]; then
+      if [ "$(cat "$sums")" = "$(grep "^$v up to $n " "$golden" | sort)" ]; then
         checks+=("ok: every $v file up to $n seeds of the run with $t threads${budget[*]:+, ${budget[*]}} matches $golden")
       else
         checks+=("FAIL: $v tables of the run with $t threads${budget[*]:+, ${budget[*]}} differ from $golden")
       fi
     else
-      cat "$sums.run" >> "$golden"
+      cat "$sums" >> "$golden"
       checks+=("wrote the sha256 of the $v files to $golden")
     fi
-    rm -f "$sums.run"
   fi
   rm -rf "$dir"
   awk -v job="$v$suffix" -v n="$n" -v t="$t" -v disk="$disk" -v target="$target" -v mem="$mem" '

@@ -1245,8 +1245,9 @@ class ClassSolver {
   // and the notices for other ranks wait for a next round, which claims the waiting
   // positions worth +-t in a pass over the slice when some were left waiting (a
   // notice applied in a round decides at once onto a work stack: Oware up to 16 on 2
-  // ranks, 2,674 rounds, spent 6 s more solving when every round scanned the slice). Whoever claims a position tells its
-  // parents, so each parent hears of each child once.
+  // ranks, 2,674 rounds, spent 6 s more solving when every round scanned the
+  // slice). Whoever claims a position tells its parents, so each parent hears of
+  // each child once.
   //
   // An undecided code keeps its best exit only from LevelCodes::low up (one byte for
   // Oware's class of 20 seeds: exits -6..20 and none): a lower one is read again
