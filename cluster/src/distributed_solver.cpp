@@ -85,14 +85,14 @@ class MpiTransport {
     for (auto& o : out) o.clear();
   }
   core::Tally sum(const core::Tally& t, const char* phase) {
-    std::vector<std::uint64_t> mine = {t.changed, t.value_changed, t.open, t.stopped}, all(4);
+    std::vector<std::uint64_t> mine = {t.changed, t.open, t.stopped}, all(3);
     const auto tstart = clock_type::now();
     wire_.enter(phase);
-    if (MPI_Allreduce(mine.data(), all.data(), 4, MPI_UINT64_T, MPI_SUM, MPI_Comm(comm_)) != MPI_SUCCESS)
+    if (MPI_Allreduce(mine.data(), all.data(), 3, MPI_UINT64_T, MPI_SUM, MPI_Comm(comm_)) != MPI_SUCCESS)
       throw std::runtime_error("MPI_Allreduce failed");
     wire_.enter(nullptr);
     wire_.count_wait(since(tstart));
-    return core::Tally{all[0], all[1], all[2], all[3]};
+    return core::Tally{all[0], all[1], all[2]};
   }
   int max(int x, const char* phase) { return wire_.reduce(x, mpi::maximum<int>(), phase); }
   // Test hook: this rank sends itself a signal in the middle of the chosen class.

@@ -125,7 +125,10 @@ std::uint64_t solver_bytes(const Variant& v, const ClassKey& key, Index position
       const int bytes = LevelCodes(v.value_bound(key.seeds), v.max_moves()).bytes();
       return n * static_cast<std::uint64_t>(bytes ? bytes : 2) + n * w / 8;
     }
-    case M::Sweeps: return 2 * n * s + n * w / 8 + n * 4 / 8;  // bounds; ghost lists (kept ranks: what is spare)
+    case M::Sweeps: {  // one code per position (SweepCodes: 1, 2 or 4 bytes), the open bit map (kept ranks: what is spare)
+      const int bytes = SweepCodes(v.value_bound(key.seeds)).bytes;
+      return n * static_cast<std::uint64_t>(bytes) + n / 8 + n * w / 8;
+    }
     case M::Auto: break;
   }
   return 2 * n * s;

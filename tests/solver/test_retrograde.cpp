@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <random>
+#include <set>
 
 #include "mancala/generate.h"
 #include "mancala/notation.h"
@@ -218,6 +219,64 @@ TEST(Retrograde, LevelCodesOfOneAndTwoBytesGiveTheSameValues) {
     ASSERT_TRUE(z);
     if (k.seeds >= 34) {
       auto x = solve_class(*v, k, solved, levels);
+      ASSERT_TRUE(x) << x.error().message;
+      EXPECT_EQ((*x)->bytes(), (*z)->bytes()) << "class " << k.seeds;
+    }
+    solved.add(*z);
+  }
+}
+
+// The sweeps' codes (retrograde.h, SweepCodes): every state decodes back, in one, two
+// and four bytes; and the sweeps give the acyclic pass's values on both sides of the
+// one-byte line (Kalah(3), classes 17-20: bounds 17-20).
+TEST(Retrograde, SweepCodesOfOneTwoAndFourBytesGiveTheSameValues) {
+  EXPECT_EQ(SweepCodes(18).bytes, 1);
+  EXPECT_EQ(SweepCodes(19).bytes, 2);
+  EXPECT_EQ(SweepCodes(127).bytes, 2);
+  EXPECT_EQ(SweepCodes(128).bytes, 4);
+  for (int b : {1, 2, 7, 18, 19, 60, 127, 128, 300}) {
+    const SweepCodes c(b);
+    auto check = [&](auto code_type) {
+      using C = decltype(code_type);
+      std::set<unsigned> seen;
+      for (int w = -b; w <= b; ++w) {
+        const auto f = static_cast<C>(c.final(w));
+        EXPECT_TRUE(c.is_final(f));
+        EXPECT_EQ(c.value(f), w);
+        EXPECT_EQ(c.low(f), w);
+        EXPECT_TRUE(seen.insert(c.final(w)).second);
+        if (w > 0) {
+          const auto o = static_cast<C>(c.open(w, 0));
+          EXPECT_FALSE(c.is_final(o));
+          EXPECT_EQ(c.value(o), w);
+          EXPECT_EQ(c.low(o), w);
+          EXPECT_TRUE(seen.insert(c.open(w, 0)).second);
+          continue;
+        }
+        for (int e = -b; e <= w; ++e) {
+          const auto o = static_cast<C>(c.open(w, e));
+          EXPECT_FALSE(c.is_final(o)) << b << " " << w << " " << e;
+          EXPECT_EQ(c.value(o), w);
+          EXPECT_EQ(c.base(o), e);
+          EXPECT_EQ(c.low(o), e);
+          EXPECT_TRUE(seen.insert(c.open(w, e)).second);
+        }
+      }
+    };
+    if (c.bytes == 1) check(std::uint8_t{});
+    if (c.bytes == 2) check(std::uint16_t{});
+    if (c.bytes == 4) check(std::uint32_t{});
+  }
+  const VariantPtr v = variant("kalah:3:empty");
+  SolvedClasses solved;
+  SolveOptions sweeps, acyclic;
+  sweeps.method = SolveOptions::Method::Sweeps;
+  acyclic.method = SolveOptions::Method::Acyclic;
+  for (const ClassKey& k : v->solving_order(20)) {
+    auto z = solve_class(*v, k, solved, acyclic);
+    ASSERT_TRUE(z);
+    if (k.seeds >= 17) {
+      auto x = solve_class(*v, k, solved, sweeps);
       ASSERT_TRUE(x) << x.error().message;
       EXPECT_EQ((*x)->bytes(), (*z)->bytes()) << "class " << k.seeds;
     }

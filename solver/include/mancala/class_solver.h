@@ -32,11 +32,12 @@
 //    position holds all of it (LevelCodes, retrograde.h: 1 byte for Oware up to 24
 //    seeds, else 2).
 //
-//  * Sweeps (the others): lower and upper bounds per position, Gauss-Seidel sweeps
-//    over the slice until a sweep changes no bound (win/loss: no value). The bounds
-//    of in-class children of other ranks ("ghosts") are fetched from their owners at
-//    the start of each sweep; each owner learnt in sweep 0 which of its positions
-//    each rank reads.
+//  * Sweeps (the others): the value so far of each position (the outcome of its
+//    lower and upper bounds), Gauss-Seidel sweeps over the slice until a sweep
+//    changes no value; one code per position (SweepCodes, retrograde.h: 1 byte up to
+//    bound 18). The codes of in-class children of other ranks ("ghosts") are fetched
+//    from their owners at the start of each sweep; each owner learnt in sweep 0
+//    which of its positions each rank reads.
 //
 // Every rank leaves a phase with the same verdict: the stop/failure flags and the
 // tallies go through the transport's all-reduce, so an error or a cancel on one rank
@@ -91,10 +92,9 @@ constexpr std::size_t kNoticeBytes = 2 * sizeof(Index) + sizeof(Value);
 
 // Counts every rank adds up after each phase.
 struct Tally {
-  std::uint64_t changed = 0;        // positions whose bounds moved / frontier positions told
-  std::uint64_t value_changed = 0;  // positions whose value (outcome of the bounds) moved
-  std::uint64_t open = 0;           // positions still undecided
-  std::uint64_t stopped = 0;        // ranks that failed or were cancelled
+  std::uint64_t changed = 0;  // sweeps: positions whose value moved; levels: positions told
+  std::uint64_t open = 0;     // positions still undecided
+  std::uint64_t stopped = 0;  // ranks that failed or were cancelled
 };
 
 // One process: K = 1, nothing crosses. The interface every transport implements.
@@ -282,7 +282,6 @@ class ClassSolver {
     exits_.fetch_add(ctx.exits, std::memory_order_relaxed);
     std::lock_guard lock(mu_);
     tally_.changed += ctx.tally.changed;
-    tally_.value_changed += ctx.tally.value_changed;
     tally_.open += ctx.tally.open;
     for (std::size_t o = 0; o < ctx.wanted.size(); ++o) {
       if (!ctx.wanted[o].empty()) add_ghosts(o, ctx.wanted[o]);
@@ -354,9 +353,9 @@ class ClassSolver {
         }
       }
       release_prefix(val_, b);
-      release_prefix(bounds_, b);
       release_prefix(codes8_, b);
       release_prefix(codes16_, b);
+      release_prefix(codes32_, b);
     }
     return out;
   }
@@ -832,18 +831,33 @@ class ClassSolver {
     flush();
   }
 
-  // ---- Sweeps: bounds with ghost bounds of other ranks ----------------------------
+  // ---- Sweeps: one code per position, ghost codes of other ranks ------------------
   //
-  // A position's two bounds sit side by side (one cache line per child read), and a
-  // position's in-class children are all ranked and their bounds prefetched before
-  // any is read, so their cache misses overlap. Sweep 0 visits every position; later
-  // sweeps visit only the positions still open (a bitmap, one bit per position): the
-  // open share falls about 2.5x per sweep (Cenne 7:7, 12 seeds: 38 %, 14 %, 6 %, 2 %
-  // ... over 18 sweeps), so stepping through the decided ones had become most of the
-  // later sweeps.
+  // The sweeps iterate a lower bound lo and an upper bound hi of every position
+  // (lo = max(best exit, max over in-class children of -hi), hi = the same over -lo),
+  // from (-bound, bound), until a sweep changes nothing. The value read at the end is
+  // lo if lo > 0, hi if hi < 0, else 0 (a drawn cycle). That value needs only
+  // lo+ = max(lo, 0) and hi- = min(hi, 0), and these need only their children's:
+  // with w = lo+ if lo+ > 0, else hi- (never both non-zero), a visit sets
+  //   m = max(e, max over in-class children c of -w_c),   e = the best exit,
+  //   w = max(w, m) if w > 0,  min(w, m) if w < 0,  m if w = 0,
+  // the bounds' iteration seen through the value: it reaches the same fixpoint, so
+  // the same values (every table byte-identical to the two bounds of one byte each
+  // per position before). A later sweep does not read the exits again, so e is kept
+  // while w <= 0 (b; a positive e is in w). One code per position holds w, b and
+  // whether w is final (SweepCodes, retrograde.h, with a worked example): one byte up
+  // to bound 18 (Cenne 7:7 up to 18, Kotu-baendum up to 16), against two. A position
+  // is final when its in-class children all are, or when its children's lower bounds
+  // (SweepCodes::low) say none can be worth more than w to it; sweeps after the first
+  // visit only the positions still open (a bitmap, one bit per position). The
+  // original bounds closed some positions earlier (a negative lo is not kept): Kotu-
+  // baendum up to 11, one thread, 3,598 sweeps against 3,548, 6 % more time.
+  //
+  // A position's in-class children are all ranked and their codes prefetched before
+  // any is read, so their cache misses overlap.
   //
   // Kept ranks. After sweep 0 a position is visited for its in-class children only
-  // (the exits are in lo), and every later sweep would play its moves again to find
+  // (the exits are in its code), and every later sweep would play its moves again to find
   // them (Kotu-baendum up to 11 seeds: 59 % of the visits are in later sweeps, and
   // the rules' work - sowing, turning, class and rank of each child - is 64 % of the
   // time). So the ranks of the in-class children of the open positions are kept, per
@@ -857,7 +871,7 @@ class ClassSolver {
   // (7, 8, 5, 7, 30). The lists take 1 + 4c bytes per open position with c in-class
   // children, at most SolveOptions::rank_cache_bytes in all: a piece that does not
   // fit plays its moves as before, and takes its list in a later sweep when the
-  // lists have shrunk enough. Its children's bounds are prefetched kAhead list
+  // lists have shrunk enough. Its children's codes are prefetched kAhead list
   // entries before they are read. Same values: the same children, read in the same
   // order.
   //
@@ -869,9 +883,6 @@ class ClassSolver {
   // keeps what is left in the room freed. Kotu-baendum's 5 largest classes of 16
   // seeds (60.8 M and 67.9 M positions) at 1 GiB, 2 threads: 150 s with sweep 1
   // playing the moves again, 100 s with the lists from the file, 92 s with no bound.
-  struct Bounds {
-    S lo, hi;
-  };
   static constexpr Index kPieceWords = 64;  // 4,096 positions
   static constexpr std::size_t kAhead = 16;
   struct Piece {
@@ -908,10 +919,20 @@ class ClassSolver {
   }
 
   Result<Bytes> sweeps() {
+    sc_ = SweepCodes(bound_);
+    switch (sc_.bytes) {
+      case 1: return sweeps_with<std::uint8_t>();
+      case 2: return sweeps_with<std::uint16_t>();
+      default: return sweeps_with<std::uint32_t>();
+    }
+  }
+  template <class C>
+  Result<Bytes> sweeps_with() {
     const auto K = static_cast<std::size_t>(ranks_);
-    bounds_.reserve(static_cast<std::size_t>(local_));  // read at random: 2 MiB pages
-    want_huge_pages(bounds_.data(), bounds_.capacity() * sizeof(Bounds));
-    bounds_.assign(static_cast<std::size_t>(local_), Bounds{static_cast<S>(-bound_), static_cast<S>(bound_)});
+    auto& codes = this->codes<C>();
+    codes.reserve(static_cast<std::size_t>(local_));  // read at random: 2 MiB pages
+    want_huge_pages(codes.data(), codes.capacity() * sizeof(C));
+    codes.assign(static_cast<std::size_t>(local_), static_cast<C>(sc_.start()));
     open_.assign(static_cast<std::size_t>(local_ / 64 + 1), 0);
     const Index words = open_.size();
     const Index pieces = (words + kPieceWords - 1) / kPieceWords;
@@ -928,8 +949,7 @@ class ClassSolver {
     }
     ghost_index_.assign(K, {});
     ghost_unique_.assign(K, 0);
-    ghost_lo_.assign(K, {});
-    ghost_hi_.assign(K, {});
+    ghost_codes_.assign(K, {});
     outbox_.assign(K, {});
     std::vector<std::vector<Offset>> serve;  // per rank: sorted offsets in this slice it reads
     std::uint64_t undecided = local_;
@@ -942,12 +962,9 @@ class ClassSolver {
         }
         auto ask = ghost_index_;
         tr_.exchange(ask, serve, sizeof(Offset), "all_to_all (ghost lists)");
-        for (std::size_t r = 0; r < K; ++r) {
-          ghost_lo_[r].resize(ghost_index_[r].size());
-          ghost_hi_[r].resize(ghost_index_[r].size());
-        }
+        for (std::size_t r = 0; r < K; ++r) ghost_codes_[r].resize(ghost_index_[r].size());
       }
-      if (K > 1 && round >= 1) refresh_ghosts(serve);
+      if (K > 1 && round >= 1) refresh_ghosts<C>(serve);
       done_.store(0);
       // Tasks own whole pieces: positions 64 kPieceWords k .. 64 kPieceWords (k + 1) - 1.
       parallel(pieces, 1, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
@@ -969,15 +986,15 @@ class ClassSolver {
           };
           if (round == 0) {
             index_.for_each(begin_ + from, begin_ + to, [&](Index g, const Position& p) {
-              if (sweep_position(g - begin_, p, true, ctx)) {
+              if (sweep_position<C>(g - begin_, p, true, ctx)) {
                 open_[static_cast<std::size_t>((g - begin_) / 64)] |= std::uint64_t{1} << ((g - begin_) % 64);
                 record();
               }
             });
           } else if (piece.kept) {
-            sweep_kept(piece, w0, w1, ctx);
+            sweep_kept<C>(piece, w0, w1, ctx);
           } else if (piece.spilled) {
-            sweep_spilled(piece, w0, w1, ctx);
+            sweep_spilled<C>(piece, w0, w1, ctx);
           } else {
             Position p;
             Index at = local_;  // the index of p (local_: none yet)
@@ -991,7 +1008,7 @@ class ClassSolver {
                   p = index_.unrank(begin_ + u);
                   at = u;
                 }
-                if (sweep_position(u, p, false, ctx))
+                if (sweep_position<C>(u, p, false, ctx))
                   record();
                 else
                   word &= ~(std::uint64_t{1} << (u % 64));
@@ -1009,15 +1026,9 @@ class ClassSolver {
       const Tally t = finish_phase("all_reduce (sweep)");
       if (t.stopped) return std::unexpected(stop_reason());
       undecided = t.open;
+      // A sweep that changes no value on any rank is the fixpoint (ghosts hold the
+      // codes of the sweep before: such a sweep read current ones).
       if ((round >= 1 && t.changed == 0) || t.open == 0) break;
-      // Win/loss: the bounds of a drawn cycle step one ply per sweep from +-kWinValue
-      // towards 0 (15,000 sweeps). But a position's value (lo if lo > 0, hi if hi < 0,
-      // else draw) depends only on its children's values: a won position needs a child
-      // with hi < 0, a lost one children with lo > 0, and no other bound reaches them.
-      // So a sweep that changes no value is the fixpoint of the values: stop there.
-      // (Ghosts hold the bounds of the sweep before: a sweep changing no value on any
-      // rank read current values.)
-      if (kind_ == GameKind::WinLoss && round >= 1 && t.value_changed == 0) break;
       if (round == 0 && opt_.exits_read) {  // later sweeps read no exit: more room for kept ranks
         if (auto more = opt_.exits_read(); !more)
           fail(more.error().message, more.error().code);  // every rank stops at the next phase
@@ -1031,53 +1042,48 @@ class ClassSolver {
     // The kept ranks are many small arrays: given back before the values are encoded
     // (Cenne 7:7 up to 18 at 1 GiB peaked at 1,240 MiB with them still resident).
     if (keep) detail::give_back_freed_memory();
-    return encode([&](std::size_t u) -> Value { return detail::outcome(bounds_[u].lo, bounds_[u].hi); });
+    return encode([&](std::size_t u) -> Value { return sc_.value(codes[u]); });
   }
 
-  // The current bounds of the positions other ranks read: lo, hi interleaved.
+  // The current codes of the positions other ranks read.
+  template <class C>
   void refresh_ghosts(const std::vector<std::vector<Offset>>& serve) {
     const auto K = static_cast<std::size_t>(ranks_);
-    std::vector<std::vector<S>> out(K), in;
+    const auto& codes = this->codes<C>();
+    std::vector<std::vector<C>> out(K), in;
     for (std::size_t r = 0; r < K; ++r) {
       if (r == static_cast<std::size_t>(me_)) continue;
-      out[r].reserve(serve[r].size() * 2);
-      for (Offset u : serve[r]) {
-        out[r].push_back(bounds_[u].lo);
-        out[r].push_back(bounds_[u].hi);
-      }
+      out[r].reserve(serve[r].size());
+      for (Offset u : serve[r]) out[r].push_back(codes[u]);
     }
-    tr_.exchange(out, in, sizeof(S), "all_to_all (ghost bounds)");
+    tr_.exchange(out, in, sizeof(C), "all_to_all (ghost codes)");
     for (std::size_t r = 0; r < K; ++r) {
       if (r == static_cast<std::size_t>(me_)) continue;
-      for (std::size_t j = 0; j < ghost_index_[r].size(); ++j) {
-        ghost_lo_[r][j] = in[r][2 * j];
-        ghost_hi_[r][j] = in[r][2 * j + 1];
-      }
+      std::copy(in[r].begin(), in[r].end(), ghost_codes_[r].begin());
     }
   }
 
-  // Bounds of in-class child ci: here, or a ghost (sweep 0: unknown, and asked for).
-  std::pair<Value, Value> child_bounds(Index ci, bool first, Context& ctx) const {
-    if (mine(ci)) {
-      const auto u = static_cast<std::size_t>(ci - begin_);
-      return {detail::load(bounds_[u].lo), detail::load(bounds_[u].hi)};
-    }
+  // The code of in-class child ci: here, or a ghost (sweep 0: the start, and asked for).
+  template <class C>
+  C child_code(Index ci, bool first, Context& ctx) {
+    if (mine(ci)) return std::atomic_ref<C>(codes<C>()[static_cast<std::size_t>(ci - begin_)]).load(std::memory_order_relaxed);
     const std::size_t o = owner(ci);
     const auto off = static_cast<Offset>(ci - chunk_start(n_, ranks_, o));  // a slice holds under 2^32 (cluster.h)
     if (first) {
       ctx.wanted[o].push_back(off);
-      return {static_cast<Value>(-bound_), bound_};
+      return static_cast<C>(sc_.start());
     }
     const auto& g = ghost_index_[o];
     const auto j = static_cast<std::size_t>(std::lower_bound(g.begin(), g.end(), off) - g.begin());
-    return {ghost_lo_[o][j], ghost_hi_[o][j]};
+    return static_cast<C>(ghost_codes_[o][j]);
   }
 
   // A later sweep over the open positions of a kept piece (words w0..w1-1): the
   // bounds from the kept ranks, the list kept for those still open.
+  template <class C>
   void sweep_kept(Piece& piece, Index w0, Index w1, Context& ctx) {
     const std::uint64_t before = piece.bytes();
-    sweep_list(piece, w0, w1, ctx);
+    sweep_list<C>(piece, w0, w1, ctx);
     if (piece.bytes() > 2 * (piece.counts.size() + piece.ranks.size() * sizeof(std::uint32_t)) + 256) {  // give the room back
       piece.counts.shrink_to_fit();
       piece.ranks.shrink_to_fit();
@@ -1086,6 +1092,7 @@ class ClassSolver {
   }
   // The same for a piece whose list sweep 0 wrote to the spill file: read back,
   // walked, then kept in memory if it fits (else the piece plays its moves again).
+  template <class C>
   void sweep_spilled(Piece& piece, Index w0, Index w1, Context& ctx) {
     Piece list;
     list.counts.resize(piece.spill_counts);
@@ -1094,17 +1101,18 @@ class ClassSolver {
     auto r = spill_->read(piece.spill_at, std::as_writable_bytes(std::span(list.counts)));
     if (r) r = spill_->read(piece.spill_at + piece.spill_counts, std::as_writable_bytes(std::span(list.ranks)));
     if (!r) return fail(r.error().message, r.error().code);
-    sweep_list(list, w0, w1, ctx);
+    sweep_list<C>(list, w0, w1, ctx);
     keep_ranks(piece, list.counts, list.ranks);
   }
   // Walks a piece's list (kept or read back) and the open bits together.
+  template <class C>
   void sweep_list(Piece& piece, Index w0, Index w1, Context& ctx) {
     const std::size_t total = piece.ranks.size();
     const std::uint32_t* ranks = piece.ranks.data();
     std::size_t read = 0, write = 0, ahead = 0, entry = 0;
     auto prefetch_to = [&](std::size_t end) {
       for (end = std::min(end, total); ahead < end; ++ahead)
-        if (mine(ranks[ahead])) __builtin_prefetch(&bounds_[static_cast<std::size_t>(ranks[ahead] - begin_)]);
+        if (mine(ranks[ahead])) __builtin_prefetch(&codes<C>()[static_cast<std::size_t>(ranks[ahead] - begin_)]);
     };
     std::size_t kept_entries = 0;
     for (Index w = w0; w < w1; ++w) {
@@ -1113,7 +1121,7 @@ class ClassSolver {
         const Index u = w * 64 + static_cast<Index>(std::countr_zero(bits));
         const std::size_t c = piece.counts[entry++];
         prefetch_to(read + c + kAhead);
-        if (sweep_ranks(u, piece.ranks.data() + read, c, ctx)) {
+        if (sweep_ranks<C>(u, piece.ranks.data() + read, c, ctx)) {
           std::memmove(piece.ranks.data() + write, piece.ranks.data() + read, c * sizeof(std::uint32_t));
           piece.counts[kept_entries++] = static_cast<std::uint8_t>(c);
           write += c;
@@ -1127,39 +1135,53 @@ class ClassSolver {
     piece.ranks.resize(write);
   }
 
-  // New bounds of local position u (a later sweep) from its in-class children's
+  // New code of local position u (a later sweep) from its in-class children's
   // ranks; true while it stays open.
+  template <class C>
   bool sweep_ranks(Index u, const std::uint32_t* ranks, std::size_t count, Context& ctx) {
-    Bounds& here = bounds_[static_cast<std::size_t>(u)];
-    const Value l = detail::load(here.lo), h = detail::load(here.hi);
-    if (l == h) return false;
-    Value best_lo = kNone, best_hi = kNone;
+    const C old = codes<C>()[static_cast<std::size_t>(u)];
+    if (sc_.is_final(old)) return false;
+    Value best = kNone, upper = kNone;
+    bool final = true;
     for (std::size_t k = 0; k < count; ++k) {
-      const auto [cl, ch] = child_bounds(ranks[k], false, ctx);
-      best_lo = std::max(best_lo, neg(ch));
-      best_hi = std::max(best_hi, neg(cl));
+      const C c = child_code<C>(ranks[k], false, ctx);
+      best = std::max(best, neg(sc_.value(c)));
+      upper = std::max(upper, neg(sc_.low(c)));
+      final = final && sc_.is_final(c);
     }
     ctx.in_moves += count;
-    const detail::Bounds b = detail::next_bounds(l, best_lo, best_hi, false, l, h);
-    return settle(here, l, h, b.lo, b.hi, ctx);
+    return settle<C>(u, old, false, kNone, best, upper, final, ctx);
   }
-  // Stores the new bounds of a position (old: l, h); true while it stays open.
-  bool settle(Bounds& here, Value l, Value h, Value new_lo, Value new_hi, Context& ctx) {
-    if (new_lo != new_hi) ++ctx.tally.open;
-    if (new_lo == l && new_hi == h) return new_lo != new_hi;
-    if (detail::outcome(new_lo, new_hi) != detail::outcome(l, h)) ++ctx.tally.value_changed;
-    detail::store(here.lo, static_cast<S>(new_lo));
-    detail::store(here.hi, static_cast<S>(new_hi));
-    ++ctx.tally.changed;
-    return new_lo != new_hi;
+  // Stores the new code of local position u from its old one, its best exit (sweep
+  // 0: the exits read; later sweeps keep it in the code), the best -w of its in-class
+  // children, an upper bound of what they are worth to it (from their lower bounds,
+  // SweepCodes::low) and whether they were all final; true while it stays open.
+  template <class C>
+  bool settle(Index u, C old, bool first, Value exit, Value best, Value upper, bool children_final, Context& ctx) {
+    const Value w0 = first ? 0 : sc_.value(old);
+    const Value b = first ? (exit == kNone ? static_cast<Value>(-bound_) : std::min<Value>(exit, 0))
+                          : (w0 > 0 ? 0 : sc_.base(old));
+    const Value m = std::max<Value>(first ? (exit == kNone ? b : exit) : (w0 > 0 ? w0 : b), best);
+    const Value w = w0 > 0 ? std::max(w0, m) : w0 < 0 ? std::min(w0, m) : m;
+    // Final: w is the value when the children can be worth no more than w to it (w > 0,
+    // or w = 0 with an exit worth 0), or w = b < 0 (the best exit, and no move does
+    // better: w is an upper bound).
+    const bool final = children_final || w >= bound_ || w <= -bound_ || (w < 0 && w == b) ||
+                       (w > 0 && upper <= w) || (w == 0 && b == 0 && upper <= 0);
+    const C code = static_cast<C>(final ? sc_.final(w) : sc_.open(w, b));
+    if (!final) ++ctx.tally.open;
+    if (code == old && !first) return !final;
+    if (w != w0 || first) ++ctx.tally.changed;
+    std::atomic_ref<C>(codes<C>()[static_cast<std::size_t>(u)]).store(code, std::memory_order_relaxed);
+    return !final;
   }
 
-  // New bounds of local position u; true while it stays open.
+  // New code of local position u; true while it stays open.
+  template <class C>
   bool sweep_position(Index u, const Position& p, bool first, Context& ctx) {
-    Bounds& here = bounds_[static_cast<std::size_t>(u)];
-    const Value l = detail::load(here.lo), h = detail::load(here.hi);
-    if (!first && l == h) return false;
-    // After sweep 0 only the in-class children are read (the exits are in lo): rules
+    const C old = codes<C>()[static_cast<std::size_t>(u)];
+    if (!first && sc_.is_final(old)) return false;
+    // After sweep 0 only the in-class children are read (the exits are in the code): rules
     // that can leave out the children ending the game (Cenne's claim) do so.
     if constexpr (requires { rules_.Rules::children_in_play(p, ctx.kids); }) {
       if (first)
@@ -1169,11 +1191,12 @@ class ClassSolver {
     } else {
       rules_.Rules::children(p, ctx.kids);
     }
-    Value new_lo, new_hi;
     if (ctx.kids.empty()) {
-      new_lo = new_hi = rules_.Rules::terminal_value(p);
-    } else {
-      // First the in-class children's ranks (their bounds prefetched) and, in sweep 0,
+      const Value v = rules_.Rules::terminal_value(p);
+      return settle<C>(u, old, first, v, kNone, kNone, true, ctx);
+    }
+    {
+      // First the in-class children's ranks (their codes prefetched) and, in sweep 0,
       // the exits' value slots (prefetched); then the reads.
       constexpr std::size_t kSlots = 32;
       std::array<const std::uint8_t*, kSlots> exit_at;
@@ -1192,7 +1215,7 @@ class ClassSolver {
         }
         if (in) {
           const Index ci = index_.rank(c.next);
-          if (mine(ci)) __builtin_prefetch(&bounds_[static_cast<std::size_t>(ci - begin_)]);
+          if (mine(ci)) __builtin_prefetch(&codes<C>()[static_cast<std::size_t>(ci - begin_)]);
           ctx.ranks.push_back(ci);
         } else if (first && k < kSlots && !c.game_over) {
           int w = 0;
@@ -1201,15 +1224,16 @@ class ClassSolver {
           if (exit_at[k]) __builtin_prefetch(exit_at[k]);
         }
       }
-      Value base = first ? kNone : l;
-      Value best_lo = kNone, best_hi = kNone;
+      Value base = kNone, best = kNone, upper = kNone;
+      bool final = true;
       std::size_t next_rank = 0;
       for (std::size_t k = 0; k < nk; ++k) {
         const Child& c = ctx.kids[k];
         if (k < kSlots ? moves_in[k] : in_class(c)) {
-          const auto [cl, ch] = child_bounds(ctx.ranks[next_rank++], first, ctx);
-          best_lo = std::max(best_lo, neg(ch));
-          best_hi = std::max(best_hi, neg(cl));
+          const C cc = child_code<C>(ctx.ranks[next_rank++], first, ctx);
+          best = std::max(best, neg(sc_.value(cc)));
+          upper = std::max(upper, neg(sc_.low(cc)));
+          final = final && sc_.is_final(cc);
           ++ctx.in_moves;
         } else if (first) {
           Value x;
@@ -1223,11 +1247,8 @@ class ClassSolver {
           base = std::max(base, x);
         }
       }
-      const detail::Bounds b = detail::next_bounds(base, best_lo, best_hi, first, l, h);
-      new_lo = b.lo;
-      new_hi = b.hi;
+      return settle<C>(u, old, first, base, best, upper, final, ctx);
     }
-    return settle(here, l, h, new_lo, new_hi, ctx);
   }
 
   // ---- Levels: one code per position, un-moves, notices ----------------------------
@@ -1288,8 +1309,10 @@ class ClassSolver {
   std::vector<C>& codes() {
     if constexpr (sizeof(C) == 1)
       return codes8_;
-    else
+    else if constexpr (sizeof(C) == 2)
       return codes16_;
+    else
+      return codes32_;
   }
   template <class C>
   std::atomic_ref<C> code_of(Index u) {
@@ -1616,8 +1639,8 @@ class ClassSolver {
   std::vector<Tile> tiles_;
   std::vector<Pair> pairs_;
   // Sweeps.
-  std::vector<Bounds> bounds_;
-  std::vector<std::uint64_t> open_;  // positions whose bounds still differ
+  SweepCodes sc_;
+  std::vector<std::uint64_t> open_;  // positions not final
   std::vector<Piece> pieces_;        // kept ranks of the open positions' in-class children
   std::atomic<std::uint64_t> rank_bytes_{0};
   std::uint64_t rank_cap_ = 0;  // the most rank_bytes_ may reach (opt_.rank_cache_bytes, then exits_read)
@@ -1625,11 +1648,12 @@ class ClassSolver {
   std::atomic<std::uint64_t> spill_end_{0};
   std::vector<std::vector<Offset>> ghost_index_;  // per owner: sorted offsets in its slice this rank reads
   std::vector<std::size_t> ghost_unique_;         // per owner: ghost_index_'s size when last made unique
-  std::vector<std::vector<S>> ghost_lo_, ghost_hi_;
+  std::vector<std::vector<std::uint32_t>> ghost_codes_;  // per owner: the codes of ghost_index_
   // Levels.
   LevelCodes coder_;
   std::vector<std::uint8_t> codes8_;  // one code per position of the slice (coder_.bytes() == 1)
   std::vector<std::uint16_t> codes16_;  // (coder_.bytes() == 2)
+  std::vector<std::uint32_t> codes32_;  // sweeps only (SweepCodes::bytes == 4: win/loss)
   std::vector<std::vector<Notice>> outbox_;  // notices for other ranks
   std::vector<std::uint8_t> level_seen_;
   std::atomic<bool> left_waiting_{false};  // a position was left waiting at the level being solved

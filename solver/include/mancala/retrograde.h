@@ -13,23 +13,26 @@
 //
 // Method (no un-moves). A move either leaves the class (seeds leave play or a mark
 // is made: its child is in a solved class, so value(m) is known: an "exit"), or
-// stays in it (zero gain, side flips). Each position carries a lower and an upper
-// bound lo <= v <= hi in the working arrays (1 byte each for score games):
+// stays in it (zero gain, side flips). Think of a lower and an upper bound
+// lo <= v <= hi per position:
 //
-//   lo(p) <- max(e(p), max_in-class c  -hi(c))       e(p) = best exit (pass 0 only)
-//   hi(p) <- max(lo(p), max_in-class c -lo(c))        (lo(p) >= e(p) stands for e(p))
+//   lo(p) <- max(e(p), max_in-class c  -hi(c))       e(p) = best exit
+//   hi(p) <- max(e(p), max_in-class c  -lo(c))
 //
-// iterated in place (Gauss-Seidel, forward and backward sweeps, TBB-parallel) until
-// no bound moves. By induction over sweeps, lo(p) >= t > 0 exactly when the mover
+// iterated in place from (-bound, bound) (Gauss-Seidel sweeps, TBB-parallel) until
+// nothing moves. By induction over sweeps, lo(p) >= t > 0 exactly when the mover
 // can force >= t within the sweeps done, and hi(p) <= -t when the opponent can
 // force it: at the fixpoint these are the attractor sets of the threshold games.
 // So
 //   v(p) = lo(p) if lo(p) > 0,   hi(p) if hi(p) < 0,   0 otherwise.
-// A position with lo == hi is final and skipped by later sweeps. Memory: the two
-// bound arrays (2 bytes per position for score games) plus the solved classes.
+// Only max(lo, 0) and min(hi, 0) matter, and they follow from their children's
+// alone: the solver iterates w = v so far (0 at first) and keeps, per position, one
+// code (SweepCodes below: w, the exit when <= 0, final or not; 1 byte up to bound 18).
+// Memory: the codes and a bit per position plus the solved classes.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <expected>
@@ -157,6 +160,92 @@ static_assert(LevelCodes(20, 6).bytes() == 1 && LevelCodes(20, 6).low == -6 && L
               LevelCodes(20, 6).exit(67) == 3 && LevelCodes(20, 6).waiting_code(-4) == 190 &&
               LevelCodes(20, 6).value(190) == -4 && LevelCodes(24, 6).bytes() == 1 && LevelCodes(24, 6).low == 1 &&
               LevelCodes(25, 6).bytes() == 2 && LevelCodes(25, 6).low == -25);
+
+// The sweep method's code of one position (class_solver.h, "Sweeps"), for a class
+// whose values lie in [-bound, bound]. The sweeps need of a position only
+//   w  its value so far: 0 at first; the best of its exits and of its in-class
+//      children's -w, taken again at each visit; once positive it only grows, once
+//      negative it only falls (it is then an upper bound, as a positive one is a
+//      lower bound);
+//   b  its best exit when that is <= 0 (-bound for none; 0 when positive), which a
+//      later sweep does not read again: kept while w <= 0;
+//   final  w is the position's value (every in-class child was final, or w reached
+//      a bound only the value can: +-bound, or w = b < 0).
+// One byte while (bound + 1)(bound + 2) / 2 + 3 bound + 1 <= 256 (bound <= 18):
+//   open, w <= 0      i (i + 1) / 2 + j     i = w + bound, j = b + bound (b <= w)
+//   open, w > 0       P + w - 1             P = (bound + 1)(bound + 2) / 2
+//   final             P + bound + w + bound
+// else two bytes (bound <= 127: w, then b, as signed bytes; final: b = +1), else four
+// (w, then b, as signed 16-bit words; final: b = +1). Example, bound 2 (P = 6, 13
+// codes): the start (w 0, b -2) is 3; w -1 over a best exit -2 is 1; w +1 open is 6;
+// final -1 is 9. Cenne 7:7's class of 18 seeds: 245 codes, one byte per position
+// against two bounds of one byte each before.
+struct SweepCodes {
+  int bound = 0, pairs = 0, bytes = 4;
+  std::array<std::int8_t, 256> w_of{}, b_of{}, low_of{};  // one byte: decoded
+  constexpr SweepCodes() = default;
+  constexpr explicit SweepCodes(int b) : bound(b), pairs((b + 1) * (b + 2) / 2) {
+    bytes = pairs + 3 * b + 1 <= 0x100 ? 1 : b <= 127 ? 2 : 4;
+    if (bytes != 1) return;
+    for (int w = -b; w <= 0; ++w)
+      for (int e = -b; e <= w; ++e) {
+        w_of[open(w, e)] = static_cast<std::int8_t>(w);
+        b_of[open(w, e)] = low_of[open(w, e)] = static_cast<std::int8_t>(e);
+      }
+    for (int w = 1; w <= b; ++w) w_of[open(w, 0)] = low_of[open(w, 0)] = static_cast<std::int8_t>(w);
+    for (int w = -b; w <= b; ++w) w_of[final(w)] = low_of[final(w)] = static_cast<std::int8_t>(w);
+  }
+  constexpr unsigned open(int w, int b) const {
+    if (bytes == 1) {
+      const int i = w + bound;
+      return w > 0 ? static_cast<unsigned>(pairs + w - 1) : static_cast<unsigned>(i * (i + 1) / 2 + b + bound);
+    }
+    return pack(w, w > 0 ? 0 : b);
+  }
+  constexpr unsigned final(int w) const {
+    return bytes == 1 ? static_cast<unsigned>(pairs + bound + w + bound) : pack(w, 1);
+  }
+  constexpr unsigned start() const { return open(0, -bound); }
+  template <class C>
+  constexpr Value value(C c) const {
+    if constexpr (sizeof(C) == 1) return w_of[c];
+    else if constexpr (sizeof(C) == 2) return static_cast<std::int8_t>(c & 0xFF);
+    else return static_cast<std::int16_t>(c & 0xFFFF);
+  }
+  template <class C>
+  constexpr Value base(C c) const {  // open, w <= 0
+    if constexpr (sizeof(C) == 1) return b_of[c];
+    else if constexpr (sizeof(C) == 2) return static_cast<std::int8_t>(c >> 8);
+    else return static_cast<std::int16_t>(c >> 16);
+  }
+  // A lower bound of the position's value: w when final or positive, else b.
+  template <class C>
+  constexpr Value low(C c) const {
+    if constexpr (sizeof(C) == 1) {
+      return low_of[c];
+    } else {
+      const Value w = value(c), e = base(c);
+      return w > 0 || e == 1 ? w : e;
+    }
+  }
+  template <class C>
+  constexpr bool is_final(C c) const {
+    if constexpr (sizeof(C) == 1) return c >= static_cast<unsigned>(pairs + bound);
+    else return base(c) == 1;
+  }
+
+ private:
+  constexpr unsigned pack(int w, int b) const {
+    const int half = bytes == 2 ? 8 : 16;
+    const unsigned mask = (1u << half) - 1;
+    return (static_cast<unsigned>(w) & mask) | ((static_cast<unsigned>(b) & mask) << half);
+  }
+};
+static_assert(SweepCodes(2).bytes == 1 && SweepCodes(2).start() == 3 && SweepCodes(2).open(-1, -2) == 1 &&
+              SweepCodes(2).open(1, 0) == 6 && SweepCodes(2).final(-1) == 9 && SweepCodes(2).value(std::uint8_t{9}) == -1 &&
+              SweepCodes(2).is_final(std::uint8_t{9}) && !SweepCodes(2).is_final(std::uint8_t{7}) &&
+              SweepCodes(2).base(std::uint8_t{1}) == -2 && SweepCodes(18).bytes == 1 && SweepCodes(19).bytes == 2 &&
+              SweepCodes(30000).bytes == 4 && SweepCodes(30000).value(SweepCodes(30000).final(-29990)) == -29990);
 
 // The split of [0, n) into `parts` contiguous chunks used by threads and MPI ranks:
 // chunk i is [n*i/parts, n*(i+1)/parts).

@@ -27,13 +27,6 @@ void store(T& x, T v) { std::atomic_ref<T>(x).store(v, std::memory_order_relaxed
 
 constexpr Value kNoExit = INT16_MIN;  // "no move leaves the class"
 
-// One step of the sweep method (retrograde.h) for one position: `base` is its best
-// exit in the first sweep and its old lower bound after; best_lo / best_hi are the best
-// in-class contributions (kNoExit when it has no move inside the class); l, h its old
-// bounds, which never loosen.
-struct Bounds {
-  Value lo, hi;
-};
 // Gives heap memory just freed back to the system: glibc keeps freed blocks below its
 // mmap threshold (which grows up to 32 MiB) resident until asked, so many small arrays
 // freed before a large one is allocated would otherwise both count in the peak.
@@ -43,18 +36,10 @@ inline void give_back_freed_memory() {
 #endif
 }
 
-// The value that bounds lo <= v <= hi give at the fixpoint of the sweeps (retrograde.h):
+// The value that bounds lo <= v <= hi give at the fixpoint of bound sweeps (search.cpp;
+// the class solver keeps this value itself, SweepCodes):
 // a forced result where one is proven, endless play (0 / draw) otherwise.
 inline Value outcome(int lo, int hi) { return static_cast<Value>(lo > 0 ? lo : hi < 0 ? hi : 0); }
-
-inline Bounds next_bounds(Value base, Value best_lo, Value best_hi, bool first, Value l, Value h) {
-  Bounds b{best_lo == kNoExit ? base : std::max(base, best_lo), best_lo == kNoExit ? base : std::max(base, best_hi)};
-  if (!first) {
-    b.lo = std::max(b.lo, l);
-    b.hi = std::min(b.hi, h);
-  }
-  return b;
-}
 
 // A per-thread memo of the last solved classes looked up (exits go to few classes),
 // and the reader of the classes that are not kept whole (generate --memory-mb).
