@@ -3,17 +3,18 @@
 # positions per second per thread, wall and CPU time, peak memory (GNU time),
 # bytes per position in memory (peak / largest class) and on disk, and the target.
 #
-#   scripts/bench_tables.sh [quick|full] [BUILD_DIR]
+#   scripts/bench_tables.sh [quick|full|memory|sweeps] [BUILD_DIR]
 #
 # quick (default): Kalah(6) and Oware up to 20 seeds with 1 and 2 threads (minutes).
 # full: also Cenne 7:7 up to 18 and Kotu-baendum up to 16 with 2 threads, and the
-# memory jobs (about 20 minutes).
-# memory: Kalah(6) and Oware up to 20 under a --memory-mb budget, against the bound of
-# 1.25 bytes per position of the largest class plus 64 MiB (a few minutes).
+# memory jobs (about 40 minutes).
+# memory: Kalah(6) and Oware up to 20, Cenne 7:7 up to 18 and Kotu-baendum up to 16
+# under a --memory-mb budget, against the bound of 1.25 bytes per position of the
+# largest class plus 64 MiB (about 20 minutes).
+# sweeps: the jobs of the games solved by sweeps (Cenne 7:7, Kotu-baendum), both kinds.
 # Raw outputs (one line per class, then GNU time) go to results/raw/generate-*.txt; the
-# sha256 of every Oware / Kalah(6) file up to 20 seeds of every run (any threads or
-# budget) is checked against (or, when
-# missing, written to) results/checksums/large.sha256.
+# sha256 of every file of every run (any threads or budget) is checked against (or,
+# when missing, written to) results/checksums/large.sha256.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 set_name=${1:-quick}
@@ -22,12 +23,14 @@ OUT=results/raw
 mkdir -p "$OUT"
 # variant, seeds, threads, target seconds (- none), --memory-mb (- none: the default)
 speed=("kalah:6:empty 20 1 25 -" "kalah:6:empty 20 2 - -" "oware 20 2 60 -" "oware 20 1 - -")
-memory=("kalah:6:empty 20 1 - 160" "oware 20 2 - 150")
+multilap=("cenne:7:7 18 2 200 -" "kotu-baendum 16 2 480 -")
+memory=("kalah:6:empty 20 1 - 160" "oware 20 2 - 150" "cenne:7:7 18 2 - 300" "kotu-baendum 16 2 - 140")
 case "$set_name" in
   quick) jobs=("${speed[@]}") ;;
-  full) jobs=("${speed[@]}" "cenne:7:7 18 2 200 -" "kotu-baendum 16 2 480 -" "${memory[@]}") ;;
+  full) jobs=("${speed[@]}" "${multilap[@]}" "${memory[@]}") ;;
   memory) jobs=("${memory[@]}") ;;
-  *) echo "usage: scripts/bench_tables.sh [quick|full|memory] [BUILD_DIR]" >&2; exit 2 ;;
+  sweeps) jobs=("${multilap[@]}" "${memory[@]:2}") ;;
+  *) echo "usage: scripts/bench_tables.sh [quick|full|memory|sweeps] [BUILD_DIR]" >&2; exit 2 ;;
 esac
 sums=$(mktemp)
 golden=results/checksums/large.sha256
@@ -47,7 +50,7 @@ for job in "${jobs[@]}"; do
   echo "disk bytes $disk" >> "$log"
   sed -i "s|$dir|DIR|g" "$log"   # no machine paths in results/
   [[ $B == /* ]] && sed -i "s|$B|BUILD/tools/mancala-tb|g" "$log"
-  if [[ $v == oware || $v == kalah:6:* ]]; then  # every run of these, whatever its threads and budget
+  {  # every run, whatever its threads and budget
     (cd "$dir" && sha256sum -- *.mtb) | sed "s|^|$v up to $n  |" | sort > "$sums"
     if grep -q "^$v up to $n " "$golden" 2>/dev/null; then
       if [ "$(cat "$sums")" = "$(grep "^$v up to $n " "$golden" | sort)" ]; then
@@ -59,7 +62,7 @@ for job in "${jobs[@]}"; do
       cat "$sums" >> "$golden"
       checks+=("wrote the sha256 of the $v files to $golden")
     fi
-  fi
+  }
   rm -rf "$dir"
   awk -v job="$v$suffix" -v n="$n" -v t="$t" -v disk="$disk" -v target="$target" -v mem="$mem" '
     /^solved/ { match($0, /positions [0-9]+/); c = substr($0, RSTART + 10, RLENGTH - 10) + 0; pos += c; if (c > big) big = c }
@@ -79,7 +82,7 @@ for job in "${jobs[@]}"; do
              pos / wall / t, rss / 1048576, rss / big, disk / pos, verdict
     }' "$log"
 done
-# The Kalah(6) / Oware files of every run against the committed checksums.
+# The files of every run against the committed checksums.
 printf "%s\n" "${checks[@]}"
 for c in "${checks[@]}"; do [[ $c == FAIL* ]] && exit 1; done
 exit 0
