@@ -183,6 +183,26 @@ TEST(Retrograde, LevelsAndSweepsAgree) {
   EXPECT_NE(r.error().message.find("no un-moves"), std::string::npos);
 }
 
+// Kalah(3) up to `to` seeds by the acyclic pass; the classes from `from` seeds up also
+// by `method`, which must give the same bytes.
+static void expect_method_matches_acyclic(SolveOptions::Method method, int from, int to) {
+  const VariantPtr v = variant("kalah:3:empty");
+  SolvedClasses solved;
+  SolveOptions other, acyclic;
+  other.method = method;
+  acyclic.method = SolveOptions::Method::Acyclic;
+  for (const ClassKey& k : v->solving_order(to)) {
+    auto z = solve_class(*v, k, solved, acyclic);
+    ASSERT_TRUE(z);
+    if (k.seeds >= from) {
+      auto x = solve_class(*v, k, solved, other);
+      ASSERT_TRUE(x) << x.error().message;
+      EXPECT_EQ((*x)->bytes(), (*z)->bytes()) << "class " << k.seeds;
+    }
+    solved.add(*z);
+  }
+}
+
 // The level method's codes (LevelCodes): one byte while a class's values and moves
 // fit, two beyond. Kalah(3) moves 3 pits: class 35 fits one byte, 36 takes two;
 // the level method gives the acyclic pass's values on both sides of that line.
@@ -208,22 +228,8 @@ TEST(Retrograde, LevelCodesOfOneAndTwoBytesGiveTheSameValues) {
       EXPECT_EQ(c.exit(c.open(detail::kNoExit, 1)), LevelCodes::kNoExit);
       if (c.low > -b) EXPECT_EQ(c.exit(c.open(c.low - 1, 2)), LevelCodes::kAgain);
     }
-  const VariantPtr v = variant("kalah:3:empty");
-  EXPECT_EQ(v->max_moves(), 3);
-  SolvedClasses solved;
-  SolveOptions levels, acyclic;
-  levels.method = SolveOptions::Method::Levels;
-  acyclic.method = SolveOptions::Method::Acyclic;
-  for (const ClassKey& k : v->solving_order(36)) {
-    auto z = solve_class(*v, k, solved, acyclic);
-    ASSERT_TRUE(z);
-    if (k.seeds >= 34) {
-      auto x = solve_class(*v, k, solved, levels);
-      ASSERT_TRUE(x) << x.error().message;
-      EXPECT_EQ((*x)->bytes(), (*z)->bytes()) << "class " << k.seeds;
-    }
-    solved.add(*z);
-  }
+  EXPECT_EQ(variant("kalah:3:empty")->max_moves(), 3);
+  expect_method_matches_acyclic(SolveOptions::Method::Levels, 34, 36);
 }
 
 // The sweeps' codes (retrograde.h, SweepCodes): every state decodes back, in one, two
@@ -267,21 +273,7 @@ TEST(Retrograde, SweepCodesOfOneTwoAndFourBytesGiveTheSameValues) {
     if (c.bytes == 2) check(std::uint16_t{});
     if (c.bytes == 4) check(std::uint32_t{});
   }
-  const VariantPtr v = variant("kalah:3:empty");
-  SolvedClasses solved;
-  SolveOptions sweeps, acyclic;
-  sweeps.method = SolveOptions::Method::Sweeps;
-  acyclic.method = SolveOptions::Method::Acyclic;
-  for (const ClassKey& k : v->solving_order(20)) {
-    auto z = solve_class(*v, k, solved, acyclic);
-    ASSERT_TRUE(z);
-    if (k.seeds >= 17) {
-      auto x = solve_class(*v, k, solved, sweeps);
-      ASSERT_TRUE(x) << x.error().message;
-      EXPECT_EQ((*x)->bytes(), (*z)->bytes()) << "class " << k.seeds;
-    }
-    solved.add(*z);
-  }
+  expect_method_matches_acyclic(SolveOptions::Method::Sweeps, 17, 20);
 }
 
 // The budget: a raised cancel flag stops a class with Cancelled (a code, not a string).
