@@ -8,6 +8,7 @@
 
 #include "mancala/lower_store.h"
 #include "mancala/reachable.h"
+#include "mancala/solver_support.h"
 #include <system_error>
 
 namespace mancala {
@@ -58,6 +59,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
   // 2 threads went 0.2-20 MiB over the budget (Kalah(6) up to 20 at 160 MiB, Oware at
   // 150, Kotu-baendum up to 16 at 1 GiB; session 10). Spill files next to the tables
   // (a process that writes none: in the temporary folder).
+  if (opt.memory_bytes) detail::big_arrays_to_own_pages();
   const std::uint64_t uncounted = std::min(opt.memory_bytes / 8, std::uint64_t{24} << 20);
   LowerStore store(v, opt.memory_bytes - uncounted, hooks.writer ? opt.out : fs::temp_directory_path(ec));
   const int total = static_cast<int>(keys.size());
