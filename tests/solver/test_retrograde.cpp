@@ -226,7 +226,9 @@ TEST(Retrograde, LevelCodesOfOneAndTwoBytesGiveTheSameValues) {
           EXPECT_EQ(c.count(c.open(e, n)), n);
         }
       EXPECT_EQ(c.exit(c.open(detail::kNoExit, 1)), LevelCodes::kNoExit);
-      if (c.low > -b) EXPECT_EQ(c.exit(c.open(c.low - 1, 2)), LevelCodes::kAgain);
+      if (c.low > -b) {
+        EXPECT_EQ(c.exit(c.open(c.low - 1, 2)), LevelCodes::kAgain);
+      }
     }
   EXPECT_EQ(variant("kalah:3:empty")->max_moves(), 3);
   expect_method_matches_acyclic(SolveOptions::Method::Levels, 34, 36);
