@@ -169,8 +169,9 @@ static_assert(LevelCodes(20, 6).bytes() == 1 && LevelCodes(20, 6).low == -6 && L
 //      lower bound);
 //   b  its best exit when that is <= 0 (-bound for none; 0 when positive), which a
 //      later sweep does not read again: kept while w <= 0;
-//   final  w is the position's value (every in-class child was final, or w reached
-//      a bound only the value can: +-bound, or w = b < 0).
+//   final  w is the position's value (every in-class child was final; or w reached
+//      a bound only the value can: +-bound, or w = b < 0; or its children's lower
+//      bounds, low() below, show none is worth more than w to it).
 // One byte while (bound + 1)(bound + 2) / 2 + 3 bound + 1 <= 256 (bound <= 18):
 //   open, w <= 0      i (i + 1) / 2 + j     i = w + bound, j = b + bound (b <= w)
 //   open, w > 0       P + w - 1             P = (bound + 1)(bound + 2) / 2
