@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <memory>
 #include <random>
 #include <set>
+#include <vector>
 
 #include "mancala/generate.h"
 #include "mancala/notation.h"
@@ -311,4 +313,17 @@ TEST(Retrograde, KeptRanksChangeNoValue) {
       some_kept.add(*z);
     }
   }
+}
+
+// The solver asks for huge pages only outside the heap (class_solver.h,
+// want_huge_pages): a small block of the main thread is in it, a mapping of its own not.
+TEST(Retrograde, HugePagesAreNotAskedOnTheHeap) {
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)  // sanitizers map their own heap
+  auto small = std::make_unique<char[]>(64);
+  EXPECT_TRUE(detail::in_heap(small.get()));
+#endif
+  std::vector<char> own(std::size_t{64} << 20);  // above any mmap threshold
+  EXPECT_FALSE(detail::in_heap(own.data()));
+  int local = 0;
+  EXPECT_FALSE(detail::in_heap(&local));
 }

@@ -317,8 +317,11 @@ class ClassSolver {
   // Asks for 2 MiB pages under [p, p + bytes) (transparent huge pages in `madvise`
   // mode), before the pages are first touched: arrays read at random (the class being
   // solved, the lower classes its exits read) then need one TLB entry per 2 MiB.
+  // Never on the heap (detail::in_heap): the advice outlives the array, and the small
+  // blocks later carved from that range are filled out to whole 2 MiB pages.
   static void want_huge_pages(const void* p, std::size_t bytes) {
 #ifdef MADV_HUGEPAGE
+    if (detail::in_heap(p)) return;
     constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
     const auto at = reinterpret_cast<std::uintptr_t>(p);
     const std::uintptr_t from = (at + kHuge - 1) & ~(kHuge - 1), to = (at + bytes) & ~(kHuge - 1);
