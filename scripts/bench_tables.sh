@@ -10,7 +10,7 @@
 # memory jobs (about an hour).
 # memory: Kalah(6) and Oware up to 20, Cenne 7:7 up to 18 and Kotu-baendum up to 16
 # under a --memory-mb budget, against the bound of 1.25 bytes per position of the
-# largest class plus 64 MiB (about 35 minutes: Kotu-baendum at 140 MiB alone takes 24).
+# largest class plus 64 MiB (about 35 minutes: Kotu-baendum at 140 MiB alone takes 22-24).
 # sweeps: the jobs of the games solved by sweeps (Cenne 7:7, Kotu-baendum), both kinds.
 # Raw outputs (one line per class, then GNU time) go to results/raw/generate-*.txt; the
 # sha256 of every file of every run (any threads or budget) is checked against (or,
