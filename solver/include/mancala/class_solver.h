@@ -314,23 +314,6 @@ class ClassSolver {
     return t;
   }
 
-  // Asks for 2 MiB pages under [p, p + bytes) (transparent huge pages in `madvise`
-  // mode), before the pages are first touched: arrays read at random (the class being
-  // solved, the lower classes its exits read) then need one TLB entry per 2 MiB.
-  // Never on the heap (detail::in_heap): the advice outlives the array, and the small
-  // blocks later carved from that range are filled out to whole 2 MiB pages.
-  static void want_huge_pages(const void* p, std::size_t bytes) {
-#ifdef MADV_HUGEPAGE
-    if (detail::in_heap(p)) return;
-    constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
-    const auto at = reinterpret_cast<std::uintptr_t>(p);
-    const std::uintptr_t from = (at + kHuge - 1) & ~(kHuge - 1), to = (at + bytes) & ~(kHuge - 1);
-    if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);  // advice only: errors ignored
-#else
-    (void)p;
-    (void)bytes;
-#endif
-  }
 
   // This rank's values in the byte layout of ClassValues. Written a chunk at a time,
   // and the pages of the working arrays already encoded are given back to the system
@@ -341,7 +324,7 @@ class ClassSolver {
     const auto n = static_cast<std::size_t>(local_);
     Bytes out;
     out.reserve(n * width);  // pages are touched chunk by chunk below; kept as a lower class, read at random
-    want_huge_pages(out.data(), out.capacity());
+    detail::want_huge_pages(out.data(), out.capacity());
     constexpr std::size_t kChunk = std::size_t{1} << 20;
     for (std::size_t a = 0; a < n; a += kChunk) {
       const std::size_t b = std::min(n, a + kChunk);
@@ -391,7 +374,7 @@ class ClassSolver {
   // with a subset or a filter need not hold u_r turned round: then u_r itself is visited.)
   Result<Bytes> acyclic() {
     val_.reserve(static_cast<std::size_t>(local_));
-    want_huge_pages(val_.data(), val_.capacity());
+    detail::want_huge_pages(val_.data(), val_.capacity());
     val_.assign(static_cast<std::size_t>(local_), kUnset);
     if constexpr (kCompactRules) {
       if (compact_ready()) {
@@ -934,7 +917,7 @@ class ClassSolver {
     const auto K = static_cast<std::size_t>(ranks_);
     auto& codes = this->codes<C>();
     codes.reserve(static_cast<std::size_t>(local_));  // read at random: 2 MiB pages
-    want_huge_pages(codes.data(), codes.capacity() * sizeof(C));
+    detail::want_huge_pages(codes.data(), codes.capacity() * sizeof(C));
     codes.assign(static_cast<std::size_t>(local_), static_cast<C>(sc_.start()));
     open_.assign(static_cast<std::size_t>(local_ / 64 + 1), 0);
     const Index words = open_.size();
@@ -1338,7 +1321,7 @@ class ClassSolver {
     const auto L = static_cast<std::size_t>(local_);
     auto& codes = this->codes<C>();
     codes.reserve(L);  // parents are told at random: 2 MiB pages (one TLB entry each)
-    want_huge_pages(codes.data(), codes.capacity() * sizeof(C));
+    detail::want_huge_pages(codes.data(), codes.capacity() * sizeof(C));
     codes.assign(L, C{0});
     level_ = bound_ + 1;
     level_seen_.assign(static_cast<std::size_t>(bound_) + 2, 0);

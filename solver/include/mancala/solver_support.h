@@ -7,6 +7,9 @@
 #include <malloc.h>
 #include <unistd.h>
 #endif
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 #include <cstdint>
 
@@ -54,6 +57,25 @@ inline bool in_heap(const void* p) {
 #else
   (void)p;
   return false;
+#endif
+}
+
+// Asks for 2 MiB pages under [p, p + bytes) (transparent huge pages in `madvise`
+// mode), before the pages are first touched: arrays read at random (the class being
+// solved, the lower classes its exits read) then need one TLB entry per 2 MiB. Never
+// on the heap (in_heap): the advice outlives the array, and the small blocks later
+// carved from that range are filled out to whole 2 MiB pages, which no memory budget
+// counts. (The search advises its tables wherever they are: it keeps them to its end.)
+inline void want_huge_pages(const void* p, std::size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  if (in_heap(p)) return;
+  constexpr std::uintptr_t kHuge = std::uintptr_t{2} << 20;
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  const std::uintptr_t from = (at + kHuge - 1) & ~(kHuge - 1), to = (at + bytes) & ~(kHuge - 1);
+  if (to > from) ::madvise(reinterpret_cast<void*>(from), to - from, MADV_HUGEPAGE);  // advice only: errors ignored
+#else
+  (void)p;
+  (void)bytes;
 #endif
 }
 
