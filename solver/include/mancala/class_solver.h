@@ -314,7 +314,6 @@ class ClassSolver {
     return t;
   }
 
-
   // This rank's values in the byte layout of ClassValues. Written a chunk at a time,
   // and the pages of the working arrays already encoded are given back to the system
   // as it goes (their contents are not read again), so that the values and the arrays

@@ -11,12 +11,11 @@
 #include <sys/mman.h>
 #endif
 
-#include <cstdint>
-
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <string>
 
