@@ -1,6 +1,7 @@
 // Pieces shared by the retrograde solvers (threads in retrograde.cpp, MPI ranks in
-// cluster/): relaxed atomic access to the working arrays and a memo of the solved
-// classes that exits go to.
+// cluster/): relaxed atomic access to the working arrays, a memo of the solved
+// classes that exits go to, and the memory rules of their arrays (huge pages, the
+// heap, what is given back to the system).
 #pragma once
 
 #if defined(__GLIBC__)
