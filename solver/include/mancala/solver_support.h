@@ -45,8 +45,8 @@ inline void give_back_freed_memory() {
 // carved from it, whatever the mmap threshold, when a free block there fits. An
 // advice such as MADV_HUGEPAGE given to such an array stays on its range after it is
 // freed, and khugepaged then fills every 2 MiB of it that holds one small block
-// (max_ptes_none is 511 by default): Kotu-baendum up to 14 at --memory-mb 120 held
-// 8 MiB of such pages in its heap, about 1 MiB of it in use (session 12, smaps).
+// (max_ptes_none is 511 by default): Kotu-baendum up to 14 at --memory-mb 120 had two
+// such 4 MiB ranges of its heap filled at once, +8 MB resident (session 12, smaps).
 #if defined(__GLIBC__)
 extern char data_end __asm__("end");  // the end of the program's data (end(3)): the heap starts above it
 #endif
