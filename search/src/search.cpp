@@ -859,6 +859,14 @@ struct Searcher::Impl {
       lo = std::max(lo, e.lo);
       hi = std::min(hi, e.hi);
     }
+    // Progress: what is searched, and the bounds proven at the root so far (a first
+    // guess proves none: the seeds' bounds until MTD(f) at full depth tightens them).
+    if (opt.progress && &q == root_position && depth != kExactDepth)
+      report([&](SearchProgress& s) {
+        s.current = what + ", first guess at " + std::to_string(depth) + " plies";
+        s.lower = std::max(floor_of(k), root_lo.load());
+        s.upper = std::min(bound, root_hi.load());
+      });
     while (lo < hi) {
       int gamma = std::clamp(guess, lo + 1, hi);  // test v >= gamma
       if (depth == kExactDepth && parity && ((gamma - k) & 1)) ++gamma;  // lo, hi have k's parity

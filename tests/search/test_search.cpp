@@ -440,3 +440,30 @@ TEST(Search, SmallTablesMadeOnTheSpot) {
   EXPECT_EQ(too_big.error().code, SearchError::TableTooSmall);
   fs::remove_all(dir);
 }
+
+// Progress of a long search: each first guess says so, and the bounds it reports for the
+// root are proven ones (they hold the value found), never a guess's.
+TEST(Search, ProgressReportsProvenBoundsOnly) {
+  const VariantPtr v = variant("kalah:4:empty");
+  const TableDirs& d = tables_for("kalah:4:empty", 10, 5);
+  SearchOptions o = small_options();
+  o.tables = open_tables(d.part);
+  o.all_moves = false;
+  o.threads = 1;
+  o.guess_depth = 9;
+  std::vector<SearchProgress> seen;
+  o.progress = [&](const SearchProgress& p) { seen.push_back(p); };
+  auto s = Searcher::create(v, o);
+  ASSERT_TRUE(s.has_value());
+  auto r = (*s)->solve(v->start(4));
+  ASSERT_TRUE(r.has_value());
+  bool guess = false;
+  for (const SearchProgress& p : seen) {
+    guess = guess || p.current.find("first guess at 9 plies") != std::string::npos;
+    if (!p.current.empty()) {
+      EXPECT_LE(p.lower, r->value) << p.current;
+      EXPECT_GE(p.upper, r->value) << p.current;
+    }
+  }
+  EXPECT_TRUE(guess);
+}
