@@ -315,7 +315,7 @@ TEST(Retrograde, KeptRanksChangeNoValue) {
   }
 }
 
-// The solver asks for huge pages only outside the heap (class_solver.h,
+// The solver asks for huge pages only outside the heap (solver_support.h,
 // want_huge_pages): a small block of the main thread is in it, a mapping of its own not.
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define MANCALA_OWN_HEAP 1  // a sanitizer's allocator maps its own heap (GCC)
