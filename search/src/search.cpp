@@ -14,6 +14,7 @@
 #include <climits>
 #include <cstring>
 #include <mutex>
+#include <shared_mutex>
 #include <new>
 #include <optional>
 #include <stdexcept>
@@ -370,9 +371,28 @@ struct SplitPoint {
 };
 
 // One thread's search state.
+// One position of the path of a search of a variant with cycles (alpha-beta with
+// repetition = 0): its moves, and what the repetition check needs.
+struct CPly {
+  std::vector<Child> kids;
+  Position pos;
+  std::uint64_t hash = 0;
+  std::size_t class_start = 0;  // the first ply of the path in this position's class
+  ClassKey key;
+};
+
 struct Ctx {
   std::uint64_t nodes = 0, flushed = 0, table_hits = 0;
   const SplitPoint* split = nullptr;  // the innermost parallel split this search is part of
+  // Cyclic alpha-beta: the path from the root (one allocation per ply, kept: references
+  // stay valid as it grows; nothing allocated for a Kalah search).
+  std::vector<std::unique_ptr<CPly>> path;
+  CPly& at(std::size_t ply) {
+    while (path.size() <= ply) path.push_back(std::make_unique<CPly>());
+    return *path[ply];
+  }
+  std::unordered_map<ClassKey, bool, ClassKeyHash> small_class;  // cyclic alpha-beta: solved by region
+  std::unordered_map<ClassKey, const ClassIndex*, ClassKeyHash> indexes;  // Impl::indexes seen by this thread
 };
 
 constexpr int kInf = kWinValue + 2;
@@ -401,12 +421,14 @@ struct Searcher::Impl {
   TranspositionTable tt;
   // Exact values of positions solved by region_solve: by class rank, or whole
   // positions when the class does not index them. Bounded with the region by tt_bytes.
-  std::mutex memo_mu;
+  std::shared_mutex memo_mu;  // the memo (readers share it)
+  std::mutex index_mu;        // `indexes`
   std::unordered_map<ClassKey, std::unique_ptr<ClassIndex>, ClassKeyHash> indexes;
   std::unordered_map<ClassKey, std::unordered_map<Index, Value>, ClassKeyHash> memo;
   std::unordered_map<Position, Value, PositionHash> memo_loose;
   std::atomic<std::uint64_t> memo_entries{0};
   static constexpr std::uint64_t kRegionBytes = 320, kMemoBytes = 64;  // measured, see region_solve
+  std::uint64_t region_budget = 0;  // bytes for the regions and the memo (tt_bytes, or half of it beside alpha-beta)
 
   std::atomic<std::uint64_t> nodes{0}, table_hits{0};
   std::atomic<int> root_lo{-kInf}, root_hi{kInf};
@@ -969,7 +991,8 @@ struct Searcher::Impl {
   }
 
   int solve_one(Ctx& c, const Position& q, const std::string& what) {
-    return may_repeat ? exact_value(c, q, what) : kalah_value(c, q, what);
+    if (!may_repeat) return kalah_value(c, q, what);
+    return opt.cycles == CycleMethod::Region ? exact_value(c, q, what) : cyclic_value(c, q, what);
   }
   int exact(Ctx& c, const Child& ch, const std::string& what) {
     if (ch.game_over) return move_value(kind, ch, 0);
@@ -977,17 +1000,272 @@ struct Searcher::Impl {
     return v == kStop ? kStop : apply(ch, v);
   }
 
+  // ---- Variants with cycles: alpha-beta with repetition = 0 (first-cycle game) ----
+  //
+  // A move to a position already on the path from the root is worth 0 from there
+  // (the play would cycle: no seed leaves the board inside a class, so there is no
+  // gain on the cycle either). The value of this first-cycle game at the root is
+  // v(root): each side's optimal memoryless strategy of the endless game holds v(root)
+  // in it (against a play that repeats a position a, the side that could cycle forever
+  // under the other's optimal strategy gets 0, no worse for the other than v(a)).
+  //
+  // Three things keep the search finite, pruned and its table sound:
+  // - Depth: a path may stay in one class only `limit` plies (iterative deepening
+  //   doubles it). A position cut there is worth what its entry or its seeds give,
+  //   taken on the side of one player, the prover: his lower bound at his positions,
+  //   his opponent's upper bound at the opponent's. So every value the search computes
+  //   at a position of the prover is <= v, at a position of the opponent >= v: a
+  //   fail-high at the prover's positions and a fail-low at the opponent's are proven
+  //   bounds of v, and cut-offs work as in any alpha-beta. MTD(f) tests v >= gamma with
+  //   the side to move as prover, then, undecided, v < gamma with the other.
+  // - Bounds known before searching (transposition table, seeds, the end of the game,
+  //   the tables, a repetition) bound each move; the value computed for a move is kept
+  //   within them, which keeps both inequalities above.
+  // - Path dependence (GHI): an inner position's result depends on the path above it
+  //   when a repetition in its subtree hit a position above it. Each result carries
+  //   `dep`, the lowest ply of the path that a repetition behind it hit (kNoDep: none);
+  //   a proven bound with dep >= ply holds for the position alone and goes to the
+  //   transposition table (a bound of v, whatever the limit). A fail-high depends on
+  //   the move that cut off, a fail-low on every move.
+  // Small classes (at most opt.region_positions positions) are solved exactly by
+  // region retrograde instead (exact_value): there alpha-beta wanders in long cycles
+  // (Oware's few seeds going round) where the region is cheap.
+  static constexpr std::size_t kNoDep = SIZE_MAX;
+  // The path's length (the recursion's depth: a TBB worker's stack holds it with room
+  // to spare) and the largest in-class limit; a root still undecided then is solved by
+  // region retrograde (exact_value).
+  static constexpr std::size_t kMaxPath = 1024;
+  static constexpr int kMaxLimit = 1024;
+
+  // Whether class `key` is solved by region retrograde rather than searched (the
+  // thread's own cache first).
+  bool small_class(Ctx& c, const ClassKey& key) {
+    const auto it = c.small_class.find(key);
+    if (it != c.small_class.end()) return it->second;
+    const bool small = index_of(c, key).size() <= opt.region_positions;
+    c.small_class.emplace(key, small);
+    return small;
+  }
+  std::uint64_t phash(const Position& p) const { return mum(PositionHash{}(p) | 1, 0x9E3779B97F4A7C15ull); }
+
+  // The proven bounds of a position: its entry in the table within its seeds' bounds.
+  std::pair<int, int> cknown(const ClassKey& key, std::uint64_t h, int* hint = nullptr) {
+    const int bound = variant->value_bound(key.seeds);
+    int lo = -bound, hi = bound;
+    TTData e;
+    if (tt.probe(h, e)) {
+      lo = std::max(lo, e.lo);
+      hi = std::min(hi, e.hi);
+      if (hint) *hint = e.best;
+    }
+    return {lo, hi};
+  }
+  // A move's bounds from its child's (g of variant.h is increasing for a move again,
+  // decreasing otherwise).
+  std::pair<int, int> move_bounds(const Child& ch, int lo, int hi) const {
+    if (kind == GameKind::WinLoss) return {negate_step(static_cast<Value>(hi)), negate_step(static_cast<Value>(lo))};
+    const int base = ch.gain_mover - ch.gain_opponent;
+    if (ch.same_side) return {base + lo, base + hi};
+    return {base - hi, base - lo};
+  }
+
+  // Fail-soft null-window alpha-beta of the first-cycle game (see above) for the
+  // position at c.path[ply] (pos, hash, key, class_start set by the caller); `prover`:
+  // its side to move is the prover. kStop when the search stopped.
+  int csearch(Ctx& c, std::size_t ply, int alpha, int beta, int limit, bool prover, std::size_t& dep) {
+    dep = kNoDep;
+    if ((++c.nodes & 0xFFF) == 0 && flush(c)) return kStop;
+    CPly& P = c.at(ply);
+    const int bound = variant->value_bound(P.key.seeds);
+    int hint = -1;
+    const auto [klo, khi] = cknown(P.key, P.hash, &hint);
+    if (klo >= beta) return klo;
+    if (khi <= alpha) return khi;
+    if (klo == khi) return klo;
+    if (ply - P.class_start >= static_cast<std::size_t>(limit) || ply >= kMaxPath)
+      return prover ? klo : khi;  // cut: the prover's side of what is known
+    variant->children(P.pos, P.kids);
+    const int n = static_cast<int>(P.kids.size());
+    if (n == 0) return variant->terminal_value(P.pos);
+    CPly& Q = c.at(ply + 1);
+    struct M {
+      int lo, hi;
+      std::size_t dep;
+      std::uint64_t hash;
+      ClassKey key;
+    };
+    std::vector<M> ms(static_cast<std::size_t>(n));
+    const std::uint64_t nodes0 = c.nodes;
+    const int alpha0 = alpha;
+    int best = -kInf, best_i = -1, upper = -kInf;  // upper: the largest upper bound of a move not searched
+    std::size_t low_dep = kNoDep;                  // a fail-low depends on every move
+    auto finish = [&](int r, std::size_t d) {
+      dep = d;
+      // Proven: a fail-high at the prover's position, a fail-low at the other's.
+      const bool high = r >= beta, low = r <= alpha0;
+      if ((d == kNoDep || d >= ply) && (prover ? high : low)) {
+        TTData t;
+        t.lo = high ? r : -bound;
+        t.hi = low ? r : bound;
+        t.best = best_i;
+        t.effort = static_cast<int>(std::bit_width(c.nodes - nodes0));
+        tt.store(P.hash, t);
+      }
+      return r;
+    };
+    // Peek at every move: the end of the game, the tables, a repetition, a small class
+    // (exact), or the child's entry and seeds.
+    std::vector<int> order;
+    order.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      const Child& ch = P.kids[static_cast<std::size_t>(i)];
+      M& m = ms[static_cast<std::size_t>(i)];
+      m.dep = kNoDep;
+      if (ch.game_over) {
+        m.lo = m.hi = move_value(kind, ch, 0);
+      } else {
+        m.key = variant->class_of(ch.next);
+        const auto t = table_value(c, ch.next, m.key);
+        if (t && *t == kStop) return kStop;
+        int lo, hi;
+        if (t) {
+          lo = hi = *t;
+        } else {
+          m.hash = phash(ch.next);
+          std::size_t rep = kNoDep;
+          if (m.key == P.key)
+            for (std::size_t j = ply + 1; j-- > P.class_start;)
+              if (c.path[j]->hash == m.hash && c.path[j]->pos == ch.next) {
+                rep = j;
+                break;
+              }
+          if (rep != kNoDep) {
+            lo = hi = 0;  // the cycle is worth 0
+            m.dep = rep;
+          } else {
+            std::tie(lo, hi) = cknown(m.key, m.hash);
+            if (lo < hi && small_class(c, m.key)) {
+              const int v = exact_value(c, ch.next, "region");
+              if (v == kStop) return kStop;
+              lo = hi = v;
+              tt.store(m.hash, TTData{v, v, -1, 40, 0, kExactDepth});
+            }
+          }
+        }
+        std::tie(m.lo, m.hi) = move_bounds(ch, lo, hi);
+      }
+      if (m.lo > best) {
+        best = m.lo;
+        best_i = i;
+      }
+      if (m.lo >= beta) return finish(m.lo, m.dep);
+      if (m.lo == m.hi) {
+        upper = std::max(upper, m.hi);
+        low_dep = std::min(low_dep, m.dep);
+      } else {
+        order.push_back(i);
+      }
+    }
+    if (best > alpha) alpha = best;
+    // Order: the table's best move, then by the middle of the peeked bounds, then
+    // moves again.
+    auto pr = [&](int i) {
+      const M& m = ms[static_cast<std::size_t>(i)];
+      return (i == hint ? 1 << 20 : 0) + (m.lo + m.hi) * 4 + (P.kids[static_cast<std::size_t>(i)].same_side ? 1 : 0);
+    };
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return pr(a) > pr(b); });
+    for (int i : order) {
+      const M& m = ms[static_cast<std::size_t>(i)];
+      if (m.hi <= alpha) {
+        upper = std::max(upper, m.hi);
+        continue;
+      }
+      const Child& ch = P.kids[static_cast<std::size_t>(i)];
+      Q.pos = ch.next;
+      Q.hash = m.hash;
+      Q.key = m.key;
+      Q.class_start = m.key == P.key ? P.class_start : ply + 1;
+      const auto [ca, cb] = child_window(ch, alpha, beta);
+      std::size_t d = kNoDep;
+      const int r = csearch(c, ply + 1, ca, cb, limit, ch.same_side ? prover : !prover, d);
+      if (r == kStop) return kStop;
+      const int w = std::clamp(apply(ch, r), m.lo, m.hi);
+      if (w > best) {
+        best = w;
+        best_i = i;
+      }
+      if (best >= beta) return finish(best, d);
+      low_dep = std::min(low_dep, d);
+      if (best > alpha) alpha = best;
+    }
+    return finish(best > alpha0 ? best : std::max(best, upper), low_dep);
+  }
+
+  // Exact v(q) of a variant with cycles: MTD(f) over csearch from q alone, each test
+  // v >= gamma tried with the side to move as prover, then with the other; the
+  // in-class limit doubled whenever both leave it undecided.
+  int cyclic_value(Ctx& c, const Position& q, const std::string& what) {
+    const ClassKey key = variant->class_of(q);
+    if (auto t = table_value(c, q, key)) return *t;  // kStop passes through
+    if (small_class(c, key)) return exact_value(c, q, what);
+    CPly& R = c.at(0);
+    R.pos = q;
+    R.hash = phash(q);
+    R.key = key;
+    R.class_start = 0;
+    auto [lo, hi] = cknown(key, R.hash);
+    int guess = 0;
+    for (int limit = 8; lo < hi; limit *= 2) {
+      if (limit > kMaxLimit) return exact_value(c, q, what);
+      while (lo < hi) {
+        const int gamma = std::clamp(guess, lo + 1, hi);  // test v >= gamma
+        std::size_t d = kNoDep;
+        int r = csearch(c, 0, gamma - 1, gamma, limit, true, d);
+        if (r == kStop) return kStop;
+        if (r >= gamma) {
+          lo = std::max(lo, r);
+        } else {
+          r = csearch(c, 0, gamma - 1, gamma, limit, false, d);
+          if (r == kStop) return kStop;
+          if (r < gamma) hi = std::min(hi, r);
+        }
+        if (&q == root_position) {
+          root_lo = std::max(root_lo.load(), lo);
+          root_hi = std::min(root_hi.load(), hi);
+        }
+        if (opt.progress)
+          report([&](SearchProgress& s) {
+            s.current = what + ", " + std::to_string(limit) + " plies a class";
+            s.lower = lo;
+            s.upper = hi;
+          });
+        if (lo >= gamma || hi < gamma) guess = r;
+        else break;  // undecided at this limit
+      }
+    }
+    return lo;
+  }
+
   // ---- Variants with cycles: retrograde over the reachable part of each class ----
 
-  const ClassIndex& index_of(const ClassKey& key) {
-    std::lock_guard lock(memo_mu);
+  // The index of a class (made once; the thread's own cache first: no lock).
+  const ClassIndex& index_of(Ctx& c, const ClassKey& key) {
+    const auto cached = c.indexes.find(key);
+    if (cached != c.indexes.end()) return *cached->second;
+    std::lock_guard lock(index_mu);
     auto& slot = indexes[key];
     if (!slot) slot = std::make_unique<ClassIndex>(*variant, key);
+    c.indexes.emplace(key, slot.get());
     return *slot;
   }
-  std::optional<int> memo_get(const Position& q, const ClassKey& key) {
-    const ClassIndex& idx = index_of(key);
-    std::lock_guard lock(memo_mu);
+  std::optional<int> memo_get(Ctx& c, const Position& q, const ClassKey& key) {
+    if (opt.cycles == CycleMethod::AlphaBeta) {  // beside alpha-beta the table is the memo: no lock
+      TTData e;
+      if (tt.probe(phash(q), e) && e.lo == e.hi) return e.lo;
+      return std::nullopt;
+    }
+    const ClassIndex& idx = index_of(c, key);
+    std::shared_lock lock(memo_mu);
     if (variant->tabled(q) && idx.contains(q)) {
       const auto it = memo.find(key);
       if (it == memo.end()) return std::nullopt;
@@ -1004,7 +1282,7 @@ struct Searcher::Impl {
   int exact_value(Ctx& c, const Position& q, const std::string& what) {
     const ClassKey key = variant->class_of(q);
     if (auto t = table_value(c, q, key)) return *t;  // kStop passes through
-    if (auto m = memo_get(q, key)) return *m;
+    if (auto m = memo_get(c, q, key)) return *m;
     return region_solve(c, q, key, what);
   }
 
@@ -1087,14 +1365,14 @@ struct Searcher::Impl {
       // Memory: about kRegionBytes per region position (the position, its id in the
       // hash map, its move list) and kMemoBytes per memo entry; tt_bytes bounds both.
       const std::uint64_t region_bytes = pos.size() * kRegionBytes;
-      if (region_bytes + memo_entries.load(std::memory_order_relaxed) * kMemoBytes > opt.tt_bytes) {
+      if (region_bytes + memo_entries.load(std::memory_order_relaxed) * kMemoBytes > region_budget) {
         // The memo is a cache: drop it; only a region larger than the budget is an error.
-        std::lock_guard lock(memo_mu);
+        std::unique_lock lock(memo_mu);
         memo.clear();
         memo_loose.clear();
         memo_entries = 0;
       }
-      if (region_bytes > opt.tt_bytes)
+      if (region_bytes > region_budget)
         return fail({SearchError::TableTooSmall,
               "the search needs more memory than --tt-mb allows (class " + to_string(key, variant->pits()) +
                   " alone reaches " + std::to_string(pos.size()) + " positions); raise --tt-mb or generate tables up to more seeds"});
@@ -1110,7 +1388,7 @@ struct Searcher::Impl {
           const ClassKey ck = variant->class_of(ch.next);
           if (ck == key) {
             std::optional<int> known = table_value(c, ch.next, ck);
-            if (!known) known = memo_get(ch.next, ck);
+            if (!known) known = memo_get(c, ch.next, ck);
             if (known == kStop) return kStop;
             if (known) {
               e.value = g(e, *known);
@@ -1132,9 +1410,9 @@ struct Searcher::Impl {
     const std::size_t n = pos.size();
     const std::vector<int> final_value = bound_iteration(c, key, pos, edges, g);
     if (final_value.empty()) return kStop;
-    const ClassIndex& idx = index_of(key);
-    {
-      std::lock_guard lock(memo_mu);
+    const ClassIndex& idx = index_of(c, key);
+    if (opt.cycles == CycleMethod::Region) {
+      std::unique_lock lock(memo_mu);
       auto& m = memo[key];
       for (std::size_t i = 0; i < n; ++i) {
         const int v = final_value[i];
@@ -1142,6 +1420,13 @@ struct Searcher::Impl {
         else memo_loose[pos[i]] = static_cast<Value>(v);
       }
       memo_entries += n;
+    }
+    // Beside alpha-beta, the region's values go to the transposition table too, where
+    // csearch finds them without a lock.
+    if (opt.cycles == CycleMethod::AlphaBeta) {
+      const int effort = static_cast<int>(std::bit_width(n));
+      for (std::size_t i = 0; i < n; ++i)
+        tt.store(phash(pos[i]), TTData{final_value[i], final_value[i], -1, effort, 0, kExactDepth});
     }
     if (opt.progress)
       report([&](SearchProgress& s) {
@@ -1262,7 +1547,15 @@ std::expected<std::unique_ptr<Searcher>, SearchError> Searcher::create(VariantPt
     return std::unexpected(SearchError{SearchError::TableTooSmall,
                                        "the transposition table needs at least 1 MiB, got " +
                                            std::to_string(options.tt_bytes) + " bytes (use --tt-mb 1 or more)"});
-  if (!impl->tt.allocate(impl->may_repeat ? TranspositionTable::kMinBytes : options.tt_bytes))
+  // Games with cycles: region retrograde alone takes the whole budget (no table); beside
+  // alpha-beta the table takes half and the regions of small classes and their memo
+  // the other half.
+  const bool region = impl->may_repeat && options.cycles == CycleMethod::Region;
+  const std::uint64_t tt_bytes = !impl->may_repeat ? options.tt_bytes
+                                 : region          ? TranspositionTable::kMinBytes
+                                                   : std::max(TranspositionTable::kMinBytes, options.tt_bytes / 2);
+  impl->region_budget = region ? options.tt_bytes : std::max(options.tt_bytes - tt_bytes, options.tt_bytes / 2);
+  if (!impl->tt.allocate(tt_bytes))
     return std::unexpected(SearchError{SearchError::TableTooSmall, "could not allocate a transposition table of " +
                                                                       std::to_string(options.tt_bytes >> 20) + " MiB"});
   if (options.tables) {
@@ -1282,9 +1575,6 @@ std::expected<std::unique_ptr<Searcher>, SearchError> Searcher::create(VariantPt
     impl->kalah = true;
     impl->board = KalahBoard(kalah->pits_per_side(), kalah->capture() == Kalah::Capture::Empty, impl->tables_max);
   }
-  // Cyclic variants: the transposition table is not used; the memory goes to the memo
-  // (about 64 bytes an entry) and the region being solved (about 320 bytes a position).
-  if (impl->may_repeat) impl->tt.allocate(TranspositionTable::kMinBytes);
   impl->opt = std::move(options);
   return std::unique_ptr<Searcher>(new Searcher(std::move(impl)));
 }

@@ -209,7 +209,7 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
 
 struct SolveArgs {
   std::vector<std::string> position;
-  std::string tables, defender;
+  std::string tables, defender, cycles = "alphabeta";
   int per_pit = 0, tt_mb = 256, threads = 0, time_limit = 0, max_plies = -1;
   int auto_mpos = 12, guess_depth = SearchOptions{}.guess_depth;
   bool json = false, no_pv = false, strategy = false, best_only = false, no_auto_tables = false;
@@ -273,6 +273,7 @@ int run_solve(const SolveArgs& a) {
   opt.principal_variation = !no_pv;
   opt.all_moves = !best_only;
   opt.guess_depth = guess_depth;
+  opt.cycles = a.cycles == "region" ? CycleMethod::Region : CycleMethod::AlphaBeta;
   Progress bar(stderr_is_terminal());
   opt.progress = [&](const SearchProgress& s) {
     char buf[200];
@@ -368,8 +369,8 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
   c->add_option("--per-pit", a->per_pit, "start position with N seeds in each pit (default: the game's own)")
       ->check(CLI::Range(0, 56));
   c->add_option("--tt-mb", a->tt_mb,
-                "memory budget in MiB (default 256): the transposition table (Kalah), the regions being "
-                "solved and their memo (games with cycles), the proof table (--max-plies)")
+                "memory budget in MiB (default 256): the transposition table, the regions being "
+                "solved and their memo (--cycles region), the proof table (--max-plies)")
       ->check(CLI::Range(0, 1 << 20));
   c->add_option("--threads", a->threads,
                 "threads (default: all cores): the first moves are shared among them; Kalah with --best-only "
@@ -383,6 +384,12 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
                 "Kalah: MTD(f)'s first guess and move order from depth-limited searches of 3, 6, ... D plies "
                 "(default 21; 0: none)")
       ->check(CLI::Range(0, 200));
+  c->add_option("--cycles", a->cycles,
+                "games with cycles (all but Kalah): alphabeta (default: MTD(f) alpha-beta, a repeated "
+                "position worth 0, path-dependent results kept out of the transposition table) or region "
+                "(retrograde over the reachable part of each class above the tables: no pruning, the "
+                "method before; alphabeta falls back to it for a position it cannot decide)")
+      ->check(CLI::IsMember({"alphabeta", "region"}));
   c->add_option("--max-plies", a->max_plies,
                 "win/loss games (imbelece): prove a forced win or loss within D plies by depth-bounded "
                 "search instead (no tables); exact when it finds one, else it proves that neither side "

@@ -12,7 +12,7 @@
 // and, for every first move m, value(m). No heuristic cut-off: every bound used is
 // a proven bound of v.
 //
-// Two methods, picked by variant:
+// Three methods, picked by variant and SearchOptions::cycles:
 //
 // 1. Kalah (positions never repeat: seeds only move forward within a class): MTD(f)
 //    over a fail-soft null-window alpha-beta to the end of the game or to a table
@@ -31,10 +31,31 @@
 //    (A repetition on the path would score 0 and its result would not be stored; it
 //    cannot happen in Kalah, so the check is off there.)
 //
-// 2. Variants whose positions can repeat (Oware, Djenon-aboure and the rest): path
-//    repetition = 0 is exact in value but path dependent, so alpha-beta with a
-//    transposition table blows up exponentially in cyclic regions. Instead, region
-//    retrograde: for a position q above the tables, R = the positions of q's class
+// 2. Variants whose positions can repeat (Oware, Djenon-aboure and the rest), by
+//    default (CycleMethod::AlphaBeta): MTD(f) over a fail-soft null-window alpha-beta
+//    of the first-cycle game, where a move to a position already on the path is worth
+//    0 (no seed leaves the board inside a class, so a cycle gains nothing, and endless
+//    play is worth 0). Its value at the root is v(root): each side's optimal memoryless
+//    strategy of the endless game holds v(root) in it. Three additions:
+//    - Depth: a path stays at most `limit` plies in one class (8, 16, ... 1024 by
+//      iterative deepening). A position cut there is worth the bound known for it
+//      (transposition table, seeds) on the side of one player, the prover: so what
+//      the search computes is <= v at the prover's positions and >= v at the other's,
+//      and a fail-high (prover) or fail-low (other) is a proven bound of v. MTD(f)
+//      tests v >= gamma with the side to move as prover, then with the other.
+//    - GHI: a result that a repetition of a position above it helped to prove is
+//      path dependent; each result carries the lowest ply such a repetition hit, and
+//      only the path-independent ones go to the transposition table (as bounds of v).
+//    - Small classes (at most `region_positions` positions) are solved by region
+//      retrograde (below), where alpha-beta would wander in long cycles (few seeds
+//      going round) and the region is cheap; their values go to the table.
+//    A root still undecided at the largest limit is solved by region retrograde.
+//    Memory: half of tt_bytes for the table, half for the regions.
+//
+// 3. The same variants with CycleMethod::Region (and small classes under 2):
+//    region retrograde. Path repetition = 0 is exact in value but path dependent, so
+//    alpha-beta alone blows up in cyclic regions of few seeds. Instead: for a
+//    position q above the tables, R = the positions of q's class
 //    reachable from q by moves that stay in the class; every move leaving R is
 //    valued exactly (tables, memo, or recursively: its class has fewer seeds or
 //    more marks); then the bound iteration of retrograde.h on R,
@@ -46,7 +67,8 @@
 //    of a drawn win/loss cycle would step one ply per sweep from +-kWinValue),
 //
 //    exact for every position of R, since R is closed under in-class moves. All of R
-//    goes to a memo (keyed by class rank, exact); memory is bounded by tt_bytes
+//    goes to a memo (keyed by class rank, exact; beside alpha-beta the transposition
+//    table is the memo); memory is bounded by tt_bytes
 //    (about 64 bytes a memo entry, 320 bytes a position of the region being solved),
 //    beyond which the memo is dropped, and a region alone larger stops the search
 //    with TableTooSmall.
@@ -95,6 +117,11 @@ struct SearchProgress {
   double seconds = 0;
 };
 
+// How the search handles games whose positions can repeat (every variant but Kalah):
+// alpha-beta with repetition = 0 (a transposition table of path-independent results),
+// or retrograde over the reachable part of each class (no pruning).
+enum class CycleMethod { AlphaBeta, Region };
+
 struct SearchOptions {
   std::shared_ptr<const Tablebase> tables;  // may be null: search to the end of the game
   std::uint64_t tt_bytes = 64ull << 20;     // transposition table memory (at least 1 MiB)
@@ -109,6 +136,9 @@ struct SearchOptions {
   // Kalah: MTD(f)'s first guess by iterative deepening, depth-limited MTD(f) at 3, 6,
   // ... plies up to this many (0: guess 0).
   int guess_depth = 21;
+  CycleMethod cycles = CycleMethod::AlphaBeta;
+  // Alpha-beta: a class of at most this many positions is solved by region retrograde.
+  std::uint64_t region_positions = 1u << 17;
   std::function<void(const SearchProgress&)> progress;  // serialised; the core never prints
 };
 
