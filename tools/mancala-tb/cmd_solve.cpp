@@ -211,7 +211,7 @@ struct SolveArgs {
   std::vector<std::string> position;
   std::string tables, defender, cycles = "alphabeta";
   int per_pit = 0, tt_mb = 256, threads = 0, time_limit = 0, max_plies = -1;
-  int auto_mpos = 12, guess_depth = SearchOptions{}.guess_depth;
+  int auto_mpos = 12, first_mpos = 16, guess_depth = SearchOptions{}.guess_depth;
   bool json = false, no_pv = false, strategy = false, best_only = false, no_auto_tables = false;
 };
 
@@ -249,7 +249,36 @@ int run_solve(const SolveArgs& a) {
       if (!dir.empty()) std::filesystem::remove_all(dir, ec);
     }
   } made_dir;
-  if (!tables_dir.empty()) {
+  opt.tt_bytes = static_cast<std::uint64_t>(tt_mb) << 20;
+  opt.threads = threads;
+  opt.principal_variation = !no_pv;
+  opt.all_moves = !best_only;
+  opt.guess_depth = guess_depth;
+  opt.cycles = a.cycles == "region" ? CycleMethod::Region : CycleMethod::AlphaBeta;
+  // Without --tables: first the search alone, up to --first-search-mpos million
+  // positions (many starts need few: Cenne 7:7 or Enkeshui 2x8 with 1 seed a pit),
+  // then tables made on the spot, else the search alone without that limit.
+  std::optional<SearchResult> first;
+  if (tables_dir.empty() && !no_auto_tables && a.first_mpos > 0) {
+    SearchOptions q = opt;
+    q.budget.work_limit(static_cast<std::uint64_t>(a.first_mpos) * 1'000'000);
+    auto s = Searcher::create(v, q);
+    if (!s) throw UsageError(s.error().message);
+    auto r = (*s)->solve(pp.position);
+    if (r) {
+      first = std::move(*r);
+      std::fprintf(stderr, "mancala-tb solve: no --tables given: solved by search alone (%llu positions, %.2f s)\n",
+                   static_cast<unsigned long long>(first->nodes), first->seconds);
+    } else if (r.error().code != SearchError::Limit || opt.budget.stopped()) {
+      return search_failed(r.error(), false);
+    } else {
+      std::fprintf(stderr, "mancala-tb solve: no --tables given: the search alone stopped at %d million positions\n",
+                   a.first_mpos);
+    }
+  }
+  if (first) {
+    // solved: no tables needed
+  } else if (!tables_dir.empty()) {
     auto tb = Tablebase::open(tables_dir);
     if (!tb) throw UsageError(tb.error().message);
     opt.tables = *tb;
@@ -268,12 +297,6 @@ int run_solve(const SolveArgs& a) {
                    made.error().message.c_str());
     }
   }
-  opt.tt_bytes = static_cast<std::uint64_t>(tt_mb) << 20;
-  opt.threads = threads;
-  opt.principal_variation = !no_pv;
-  opt.all_moves = !best_only;
-  opt.guess_depth = guess_depth;
-  opt.cycles = a.cycles == "region" ? CycleMethod::Region : CycleMethod::AlphaBeta;
   Progress bar(stderr_is_terminal());
   opt.progress = [&](const SearchProgress& s) {
     char buf[200];
@@ -281,9 +304,14 @@ int run_solve(const SolveArgs& a) {
                   s.root_moves, s.current.c_str(), s.lower, s.upper, static_cast<double>(s.nodes));
     bar.show(buf, static_cast<std::uint64_t>(s.root_moves_done), static_cast<std::uint64_t>(std::max(1, s.root_moves)));
   };
-  auto searcher = Searcher::create(v, opt);
-  if (!searcher) throw UsageError(searcher.error().message);
-  auto r = (*searcher)->solve(pp.position);
+  std::expected<SearchResult, SearchError> r = std::unexpected(SearchError{SearchError::Limit, ""});
+  if (first) {
+    r = std::move(*first);
+  } else {
+    auto searcher = Searcher::create(v, opt);
+    if (!searcher) throw UsageError(searcher.error().message);
+    r = (*searcher)->solve(pp.position);
+  }
   bar.finish();
   if (!r) return search_failed(r.error(), false);
   const std::string pos = format_position(*v, pp.position, pp.side);
@@ -365,7 +393,11 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
   c->add_option("--auto-tables-mpos", a->auto_mpos,
                 "the limit of tables made on the spot (default 12 million positions: about 10 s of CPU for Cenne, less for the other games)")
       ->check(CLI::Range(0, 1 << 20));
-  c->add_flag("--no-auto-tables", a->no_auto_tables, "never make tables on the spot");
+  c->add_option("--first-search-mpos", a->first_mpos,
+                "without --tables: first the search alone, up to N million positions (default 16; 0: "
+                "none), before making tables on the spot")
+      ->check(CLI::Range(0, 1 << 20));
+  c->add_flag("--no-auto-tables", a->no_auto_tables, "never make tables on the spot (nor the first search)");
   c->add_option("--per-pit", a->per_pit, "start position with N seeds in each pit (default: the game's own)")
       ->check(CLI::Range(0, 56));
   c->add_option("--tt-mb", a->tt_mb,
