@@ -1117,6 +1117,13 @@ struct Searcher::Impl {
     // (exact), or the child's entry and seeds.
     std::vector<int> order;
     order.reserve(static_cast<std::size_t>(n));
+    for (int i = 0; i < n; ++i) {  // the children's entries: start their reads at once
+      const Child& ch = P.kids[static_cast<std::size_t>(i)];
+      if (ch.game_over) continue;
+      M& m = ms[static_cast<std::size_t>(i)];
+      m.hash = phash(ch.next);
+      tt.prefetch(m.hash);
+    }
     for (int i = 0; i < n; ++i) {
       const Child& ch = P.kids[static_cast<std::size_t>(i)];
       M& m = ms[static_cast<std::size_t>(i)];
@@ -1131,7 +1138,6 @@ struct Searcher::Impl {
         if (t) {
           lo = hi = *t;
         } else {
-          m.hash = phash(ch.next);
           std::size_t rep = kNoDep;
           if (m.key == P.key)
             for (std::size_t j = ply + 1; j-- > P.class_start;)
