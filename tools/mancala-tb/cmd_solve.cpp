@@ -374,6 +374,7 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
        "a line of optimal moves, replayed with the rules engine, to the end of the game.",
        {"mancala-tb solve kalah:3:empty --per-pit 3",
         "mancala-tb solve \"kalah:2:empty 1,1/1,1 S\"",
+        "mancala-tb solve enkeshui:8 --per-pit 1",
         "mancala-tb generate oware --max-seeds 8 --out tb/",
         "mancala-tb solve oware 0,0,3,0,1,2/1,1,0,0,0,1 S --tables tb/",
         "mancala-tb solve imbelece 1,0,0,0,0,0,0,1/1,0,0,0,0,0,1,1 S first --max-plies 8",
@@ -384,7 +385,8 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
        "  mancala-tb solve imbelece --per-pit 1 --strategy --tt-mb 16000   win, draw or loss"});
   c->add_option("POSITION", a->position, "VARIANT [PITS SIDE [FLAGS]], one argument or split");
   c->add_option("--tables", a->tables,
-                "table folder made by `mancala-tb generate`. Without it, solve makes the tables a small "
+                "table folder made by `mancala-tb generate`. Without it, solve first searches alone (up to "
+                "--first-search-mpos million positions), then makes the tables a small "
                 "position needs itself, in a temporary folder removed at the end (every class up to its "
                 "seeds, only those its moves can reach where captures take a fixed number of seeds (Cenne: 4), "
                 "or the positions reachable from it, if at most --auto-tables-mpos million; it says so on "
