@@ -370,7 +370,6 @@ struct SplitPoint {
   }
 };
 
-// One thread's search state.
 // One position of the path of a search of a variant with cycles (alpha-beta with
 // repetition = 0): its moves, and what the repetition check needs.
 struct CPly {
@@ -381,6 +380,7 @@ struct CPly {
   ClassKey key;
 };
 
+// One thread's search state.
 struct Ctx {
   std::uint64_t nodes = 0, flushed = 0, table_hits = 0;
   const SplitPoint* split = nullptr;  // the innermost parallel split this search is part of
@@ -1154,7 +1154,7 @@ struct Searcher::Impl {
               const int v = exact_value(c, ch.next, "region");
               if (v == kStop) return kStop;
               lo = hi = v;
-              tt.store(m.hash, TTData{v, v, -1, 40, 0, kExactDepth});
+              tt.store(m.hash, TTData{v, v, -1, 20, 0, kExactDepth});  // kept like a search of 2^20 positions
             }
           }
         }
