@@ -372,8 +372,16 @@ struct SplitPoint {
 
 // One position of the path of a search of a variant with cycles (alpha-beta with
 // repetition = 0): its moves, and what the repetition check needs.
+struct CMove {  // what is known of one move of a CPly before and after searching it
+  int lo, hi;
+  std::size_t dep;  // the lowest ply of the path a repetition behind the bounds hit
+  std::uint64_t hash;
+  ClassKey key;
+};
 struct CPly {
   std::vector<Child> kids;
+  std::vector<CMove> moves;  // per kid
+  std::vector<int> order;    // the kids to search, best first
   Position pos;
   std::uint64_t hash = 0;
   std::size_t class_start = 0;  // the first ply of the path in this position's class
@@ -1060,13 +1068,11 @@ struct Searcher::Impl {
     }
     return {lo, hi};
   }
-  // A move's bounds from its child's (g of variant.h is increasing for a move again,
-  // decreasing otherwise).
+  // A move's bounds from its child's (apply is increasing for a move again of a score
+  // game, decreasing otherwise).
   std::pair<int, int> move_bounds(const Child& ch, int lo, int hi) const {
-    if (kind == GameKind::WinLoss) return {negate_step(static_cast<Value>(hi)), negate_step(static_cast<Value>(lo))};
-    const int base = ch.gain_mover - ch.gain_opponent;
-    if (ch.same_side) return {base + lo, base + hi};
-    return {base - hi, base - lo};
+    if (kind == GameKind::Score && ch.same_side) return {apply(ch, lo), apply(ch, hi)};
+    return {apply(ch, hi), apply(ch, lo)};
   }
 
   // Fail-soft null-window alpha-beta of the first-cycle game (see above) for the
@@ -1088,13 +1094,8 @@ struct Searcher::Impl {
     const int n = static_cast<int>(P.kids.size());
     if (n == 0) return variant->terminal_value(P.pos);
     CPly& Q = c.at(ply + 1);
-    struct M {
-      int lo, hi;
-      std::size_t dep;
-      std::uint64_t hash;
-      ClassKey key;
-    };
-    std::vector<M> ms(static_cast<std::size_t>(n));
+    std::vector<CMove>& ms = P.moves;
+    ms.resize(static_cast<std::size_t>(n));
     const std::uint64_t nodes0 = c.nodes;
     const int alpha0 = alpha;
     int best = -kInf, best_i = -1, upper = -kInf;  // upper: the largest upper bound of a move not searched
@@ -1115,18 +1116,18 @@ struct Searcher::Impl {
     };
     // Peek at every move: the end of the game, the tables, a repetition, a small class
     // (exact), or the child's entry and seeds.
-    std::vector<int> order;
-    order.reserve(static_cast<std::size_t>(n));
+    std::vector<int>& order = P.order;
+    order.clear();
     for (int i = 0; i < n; ++i) {  // the children's entries: start their reads at once
       const Child& ch = P.kids[static_cast<std::size_t>(i)];
       if (ch.game_over) continue;
-      M& m = ms[static_cast<std::size_t>(i)];
+      CMove& m = ms[static_cast<std::size_t>(i)];
       m.hash = phash(ch.next);
       tt.prefetch(m.hash);
     }
     for (int i = 0; i < n; ++i) {
       const Child& ch = P.kids[static_cast<std::size_t>(i)];
-      M& m = ms[static_cast<std::size_t>(i)];
+      CMove& m = ms[static_cast<std::size_t>(i)];
       m.dep = kNoDep;
       if (ch.game_over) {
         m.lo = m.hi = move_value(kind, ch, 0);
@@ -1176,12 +1177,12 @@ struct Searcher::Impl {
     // Order: the table's best move, then by the middle of the peeked bounds, then
     // moves again.
     auto pr = [&](int i) {
-      const M& m = ms[static_cast<std::size_t>(i)];
+      const CMove& m = ms[static_cast<std::size_t>(i)];
       return (i == hint ? 1 << 20 : 0) + (m.lo + m.hi) * 4 + (P.kids[static_cast<std::size_t>(i)].same_side ? 1 : 0);
     };
     std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return pr(a) > pr(b); });
     for (int i : order) {
-      const M& m = ms[static_cast<std::size_t>(i)];
+      const CMove& m = ms[static_cast<std::size_t>(i)];
       if (m.hi <= alpha) {
         upper = std::max(upper, m.hi);
         continue;

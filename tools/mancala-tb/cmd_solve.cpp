@@ -262,9 +262,7 @@ int run_solve(const SolveArgs& a) {
   if (tables_dir.empty() && !no_auto_tables && a.first_mpos > 0) {
     SearchOptions q = opt;
     q.budget.work_limit(static_cast<std::uint64_t>(a.first_mpos) * 1'000'000);
-    auto s = Searcher::create(v, q);
-    if (!s) throw UsageError(s.error().message);
-    auto r = (*s)->solve(pp.position);
+    auto r = solve_position(v, pp.position, q);
     if (r) {
       first = std::move(*r);
       std::fprintf(stderr, "mancala-tb solve: no --tables given: solved by search alone (%llu positions, %.2f s)\n",
