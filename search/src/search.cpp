@@ -1151,8 +1151,8 @@ struct Searcher::Impl {
             m.dep = rep;
           } else {
             std::tie(lo, hi) = cknown(m.key, m.hash);
-            if (lo < hi && small_class(c, m.key)) {
-              const int v = exact_value(c, ch.next, "region");
+            if (lo < hi && small_class(c, m.key)) {  // neither tabled nor in the table: solve its region
+              const int v = region_solve(c, ch.next, m.key, "region");
               if (v == kStop) return kStop;
               lo = hi = v;
               tt.store(m.hash, TTData{v, v, -1, 20, 0, kExactDepth});  // kept like a search of 2^20 positions
@@ -1417,8 +1417,8 @@ struct Searcher::Impl {
     const std::size_t n = pos.size();
     const std::vector<int> final_value = bound_iteration(c, key, pos, edges, g);
     if (final_value.empty()) return kStop;
-    const ClassIndex& idx = index_of(c, key);
     if (opt.cycles == CycleMethod::Region) {
+      const ClassIndex& idx = index_of(c, key);
       std::unique_lock lock(memo_mu);
       auto& m = memo[key];
       for (std::size_t i = 0; i < n; ++i) {
@@ -1427,10 +1427,7 @@ struct Searcher::Impl {
         else memo_loose[pos[i]] = static_cast<Value>(v);
       }
       memo_entries += n;
-    }
-    // Beside alpha-beta, the region's values go to the transposition table too, where
-    // csearch finds them without a lock.
-    if (opt.cycles == CycleMethod::AlphaBeta) {
+    } else {  // beside alpha-beta the transposition table is the memo: csearch finds them without a lock
       const int effort = static_cast<int>(std::bit_width(n));
       for (std::size_t i = 0; i < n; ++i)
         tt.store(phash(pos[i]), TTData{final_value[i], final_value[i], -1, effort, 0, kExactDepth});

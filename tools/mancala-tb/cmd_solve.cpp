@@ -274,13 +274,11 @@ int run_solve(const SolveArgs& a) {
                    a.first_mpos);
     }
   }
-  if (first) {
-    // solved: no tables needed
-  } else if (!tables_dir.empty()) {
+  if (!tables_dir.empty()) {
     auto tb = Tablebase::open(tables_dir);
     if (!tb) throw UsageError(tb.error().message);
     opt.tables = *tb;
-  } else if (!no_auto_tables) {
+  } else if (!first && !no_auto_tables) {
     made_dir.dir = std::filesystem::temp_directory_path() / ("mancala-tb-solve-" + std::to_string(::getpid()));
     auto made = make_small_tables(*v, pp.position, made_dir.dir, static_cast<std::uint64_t>(auto_mpos) * 1'000'000,
                                   threads, opt.budget);
