@@ -471,6 +471,15 @@ struct Searcher::Impl {
     if (opt.progress) opt.progress(progress);
   }
 
+  // Progress of one root search: what is searched and the bounds proven so far.
+  void say(std::string current, int lower, int upper) {
+    report([&](SearchProgress& s) {
+      s.current = std::move(current);
+      s.lower = lower;
+      s.upper = upper;
+    });
+  }
+
   // Counts this thread's positions and polls the budget: true when the search is to
   // stop (an error or a stop anywhere, a cut-off above this split, the budget).
   bool flush(Ctx& c) {
@@ -892,14 +901,13 @@ struct Searcher::Impl {
     // Progress: what is searched, and the bounds proven at the root so far (a first
     // guess proves none: the seeds' bounds until MTD(f) at full depth tightens them).
     if (opt.progress && &q == root_position && depth != kExactDepth)
-      report([&](SearchProgress& s) {
-        s.current = what + ", first guess at " + std::to_string(depth) + " plies";
-        s.lower = std::max(floor_of(k), root_lo.load());
-        s.upper = std::min(bound, root_hi.load());
-      });
+      say(what + ", first guess at " + std::to_string(depth) + " plies", std::max(floor_of(k), root_lo.load()),
+          std::min(bound, root_hi.load()));
     while (lo < hi) {
       int gamma = std::clamp(guess, lo + 1, hi);  // test v >= gamma
       if (depth == kExactDepth && parity && ((gamma - k) & 1)) ++gamma;  // lo, hi have k's parity
+      if (opt.progress && depth == kExactDepth)  // the test under way (it may be the long part)
+        say(what + ", testing v >= " + std::to_string(gamma), lo, hi);
       const int r = search(c, q, gamma - 1, gamma, depth, 0);
       if (r == kStop) return kStop;
       if (r >= gamma) lo = std::max(lo, r);
@@ -909,12 +917,7 @@ struct Searcher::Impl {
         root_hi = std::min(root_hi.load(), hi);
       }
       guess = r;
-      if (opt.progress && depth == kExactDepth)
-        report([&](SearchProgress& s) {
-          s.current = what;
-          s.lower = lo;
-          s.upper = hi;
-        });
+      if (opt.progress && depth == kExactDepth) say(what, lo, hi);
     }
     return lo;
   }
@@ -1226,6 +1229,7 @@ struct Searcher::Impl {
       if (limit > kMaxLimit) return exact_value(c, q, what);
       while (lo < hi) {
         const int gamma = std::clamp(guess, lo + 1, hi);  // test v >= gamma
+        if (opt.progress) say(what + ", " + std::to_string(limit) + " plies a class, testing v >= " + std::to_string(gamma), lo, hi);
         std::size_t d = kNoDep;
         int r = csearch(c, 0, gamma - 1, gamma, limit, true, d);
         if (r == kStop) return kStop;
@@ -1240,12 +1244,6 @@ struct Searcher::Impl {
           root_lo = std::max(root_lo.load(), lo);
           root_hi = std::min(root_hi.load(), hi);
         }
-        if (opt.progress)
-          report([&](SearchProgress& s) {
-            s.current = what + ", " + std::to_string(limit) + " plies a class";
-            s.lower = lo;
-            s.upper = hi;
-          });
         if (lo >= gamma || hi < gamma) guess = r;
         else break;  // undecided at this limit
       }

@@ -1,10 +1,12 @@
 #include "cli.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <cstring>
 #include <sstream>
 
 namespace mancala::cli {
@@ -140,7 +142,7 @@ bool stderr_is_terminal() { return isatty(STDERR_FILENO) != 0; }
 Progress::Progress(bool enabled) : enabled_(enabled), start_(std::chrono::steady_clock::now()), last_(start_) {}
 Progress::~Progress() { finish(); }
 
-void Progress::show(const std::string& label, std::uint64_t done, std::uint64_t total) {
+void Progress::show(const std::string& label, std::uint64_t done, std::uint64_t total, const char* unit) {
   const auto now = std::chrono::steady_clock::now();
   if (!enabled_) {  // stderr is a log file: one plain line a minute on long jobs
     if (now - last_ < std::chrono::seconds(60)) return;
@@ -164,11 +166,19 @@ void Progress::show(const std::string& label, std::uint64_t done, std::uint64_t 
   const int filled = static_cast<int>(frac * width);
   std::string bar(static_cast<std::size_t>(filled), '#');
   bar.resize(width, '.');
-  char buf[256];
-  const double left = rate > 0 ? static_cast<double>(total - done) / rate : 0;
-  std::snprintf(buf, sizeof buf, "\r%-28.28s [%s] %5.1f%%  %.3g pos/s  ~%.0fs left ", label.c_str(), bar.c_str(),
-                frac * 100, rate, left);
-  std::fputs(buf, stderr);
+  char tail[128];
+  if (unit)
+    std::snprintf(tail, sizeof tail, " [%s] %5.1f%%  %.3g %s/s  ~%.0fs left ", bar.c_str(), frac * 100, rate, unit,
+                  rate > 0 ? static_cast<double>(total - done) / rate : 0.0);
+  else
+    std::snprintf(tail, sizeof tail, " [%s] %5.1f%% ", bar.c_str(), frac * 100);
+  // The whole label where the terminal is wide enough (a search's label says what is
+  // searched and the bounds proven), cut to the terminal's width otherwise.
+  winsize ws{};
+  const int cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
+  const int room = std::max(20, cols - 1 - static_cast<int>(std::strlen(tail)));
+  std::string line = "\r" + label.substr(0, static_cast<std::size_t>(room)) + tail + "\033[K";
+  std::fputs(line.c_str(), stderr);
   std::fflush(stderr);
   dirty_ = true;
 }

@@ -65,7 +65,9 @@ class Progress {
   // enabled: a bar redrawn in place (stderr is a terminal); else a plain line a minute.
   explicit Progress(bool enabled);
   ~Progress();
-  void show(const std::string& label, std::uint64_t done, std::uint64_t total);
+  // `unit`: what `done` counts, for the rate and the time left ("pos"), or null where
+  // a rate means nothing (first moves of a search, plies of a proof).
+  void show(const std::string& label, std::uint64_t done, std::uint64_t total, const char* unit = "pos");
   void message(const std::string& line);  // a line that stays
   void finish();
 

@@ -81,7 +81,7 @@ int prove(const VariantPtr& v, const ParsedPosition& pp, int max_plies, int tt_m
     char buf[160];
     std::snprintf(buf, sizeof buf, "no forced result within %d plies, %.3g positions searched", s.depth,
                   static_cast<double>(s.nodes));
-    bar.show(buf, static_cast<std::uint64_t>(s.depth), static_cast<std::uint64_t>(std::max(1, max_plies)));
+    bar.show(buf, static_cast<std::uint64_t>(s.depth), static_cast<std::uint64_t>(std::max(1, max_plies)), nullptr);
   };
   auto r = prove_within(v, pp.position, opt);
   bar.finish();
@@ -298,7 +298,7 @@ int run_solve(const SolveArgs& a) {
     char buf[200];
     std::snprintf(buf, sizeof buf, "%d/%d first moves, %s in [%d, %d], %.3g positions", s.root_moves_done,
                   s.root_moves, s.current.c_str(), s.lower, s.upper, static_cast<double>(s.nodes));
-    bar.show(buf, static_cast<std::uint64_t>(s.root_moves_done), static_cast<std::uint64_t>(std::max(1, s.root_moves)));
+    bar.show(buf, static_cast<std::uint64_t>(s.root_moves_done), static_cast<std::uint64_t>(std::max(1, s.root_moves)), nullptr);
   };
   std::expected<SearchResult, SearchError> r = std::unexpected(SearchError{SearchError::Limit, ""});
   if (first) {
