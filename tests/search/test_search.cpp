@@ -339,7 +339,8 @@ TEST(Search, KalahBoundsHoldInTheTables) {
 }
 
 // solve --best-only: the same value as every first move's search, and its move
-// reaches it; with one and two threads (lazy SMP).
+// reaches it; with one and two threads (the moves of positions near the root shared
+// among the threads).
 TEST(Search, BestOnlyAgreesWithEveryMove) {
   for (const char* spec : {"kalah:4:empty", "kalah:4:standard"}) {
     const VariantPtr v = variant(spec);
@@ -368,6 +369,40 @@ TEST(Search, BestOnlyAgreesWithEveryMove) {
         EXPECT_EQ(replay_margin(*v, p, *rb), rb->value);
       }
     }
+  }
+}
+
+// Kalah(6) with two threads, value and best move only: six moves a position, so the
+// parallel split runs at expected cut-nodes too (after their third move) and at
+// all-nodes (after the first); every value equals the complete tables', every best
+// move reaches it.
+TEST(Search, BestOnlyTwoThreadsKalah6AgreesWithTables) {
+  for (const char* spec : {"kalah:6:empty", "kalah:6:standard"}) {
+    const VariantPtr v = variant(spec);
+    const TableDirs& d = tables_for(spec, 16, 6);
+    const auto full = open_tables(d.full);
+    SearchOptions o = small_options();
+    o.tables = open_tables(d.part);
+    o.all_moves = false;
+    o.threads = 2;
+    auto searcher = Searcher::create(v, o);
+    ASSERT_TRUE(searcher.has_value()) << searcher.error().message;
+    int checked = 0;
+    for (int seeds : {12, 16})
+      for (const Position& p : random_positions(*v, seeds, 12, static_cast<unsigned>(seeds) * 7u)) {
+        const auto want = full->probe(*v, p);
+        ASSERT_TRUE(want.has_value());
+        auto r = (*searcher)->solve(p);
+        ASSERT_TRUE(r.has_value()) << r.error().message;
+        EXPECT_EQ(r->value, want->value) << spec << " " << format_position(*v, p, Side::South);
+        ASSERT_EQ(r->moves.size(), 1u);
+        const auto it = std::find_if(want->moves.begin(), want->moves.end(),
+                                     [&](const MoveValue& m) { return m.move == r->moves[0].move; });
+        ASSERT_NE(it, want->moves.end());
+        EXPECT_EQ(it->value, want->value) << spec << " " << format_position(*v, p, Side::South);
+        ++checked;
+      }
+    EXPECT_GE(checked, 20) << spec;
   }
 }
 
