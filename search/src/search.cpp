@@ -1657,7 +1657,11 @@ std::expected<SearchResult, SearchError> Searcher::solve(const Position& p) {
     auto root_task = [&](std::size_t i) {
       if (known[i]) return;
       Ctx c;
-      s.guarded([&] { values[i] = s.exact(c, kids[i], "move " + s.variant->move_name(kids[i].move)); });
+      // Isolated: a thread waiting for a split of this move's search takes no other
+      // first move meanwhile (that would hold the split up for a whole search).
+      tbb::this_task_arena::isolate([&] {
+        s.guarded([&] { values[i] = s.exact(c, kids[i], "move " + s.variant->move_name(kids[i].move)); });
+      });
       absorb(c);
       known[i] = true;
       const int d = ++done;
@@ -1666,6 +1670,9 @@ std::expected<SearchResult, SearchError> Searcher::solve(const Position& p) {
     if (threads <= 1 || kids.size() <= 1) {
       for (std::size_t i = 0; i < kids.size(); ++i) root_task(i);
     } else {
+      // Kalah: the searches of the first moves split too, so a thread with no first
+      // move left helps with the others' positions near their roots.
+      if (!s.may_repeat) s.split_threads = threads;
       tbb::task_arena arena(threads);
       arena.execute([&] {
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, kids.size(), 1),
@@ -1674,6 +1681,7 @@ std::expected<SearchResult, SearchError> Searcher::solve(const Position& p) {
                           },
                           tbb::simple_partitioner());
       });
+      s.split_threads = 1;
     }
     if (auto e = failed()) return std::unexpected(*e);
   }

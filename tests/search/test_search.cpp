@@ -372,37 +372,42 @@ TEST(Search, BestOnlyAgreesWithEveryMove) {
   }
 }
 
-// Kalah(6) with two threads, value and best move only: six moves a position, so the
-// parallel split runs at expected cut-nodes too (after their third move) and at
-// all-nodes (after the first); every value equals the complete tables', every best
-// move reaches it.
-TEST(Search, BestOnlyTwoThreadsKalah6AgreesWithTables) {
+// Kalah(6) with two threads: six moves a position, so the parallel split runs at
+// expected cut-nodes too (after their third move) and at all-nodes (after the first),
+// for the value and best move alone and inside each first move's search (every first
+// move's value). Every value equals the complete tables', every best move reaches it.
+TEST(Search, TwoThreadsKalah6AgreesWithTables) {
   for (const char* spec : {"kalah:6:empty", "kalah:6:standard"}) {
     const VariantPtr v = variant(spec);
     const TableDirs& d = tables_for(spec, 16, 6);
     const auto full = open_tables(d.full);
-    SearchOptions o = small_options();
-    o.tables = open_tables(d.part);
-    o.all_moves = false;
-    o.threads = 2;
-    auto searcher = Searcher::create(v, o);
-    ASSERT_TRUE(searcher.has_value()) << searcher.error().message;
-    int checked = 0;
-    for (int seeds : {12, 16})
-      for (const Position& p : random_positions(*v, seeds, 12, static_cast<unsigned>(seeds) * 7u)) {
-        const auto want = full->probe(*v, p);
-        ASSERT_TRUE(want.has_value());
-        auto r = (*searcher)->solve(p);
-        ASSERT_TRUE(r.has_value()) << r.error().message;
-        EXPECT_EQ(r->value, want->value) << spec << " " << format_position(*v, p, Side::South);
-        ASSERT_EQ(r->moves.size(), 1u);
-        const auto it = std::find_if(want->moves.begin(), want->moves.end(),
-                                     [&](const MoveValue& m) { return m.move == r->moves[0].move; });
-        ASSERT_NE(it, want->moves.end());
-        EXPECT_EQ(it->value, want->value) << spec << " " << format_position(*v, p, Side::South);
-        ++checked;
-      }
-    EXPECT_GE(checked, 20) << spec;
+    for (bool all_moves : {false, true}) {
+      SearchOptions o = small_options();
+      o.tables = open_tables(d.part);
+      o.all_moves = all_moves;
+      o.threads = 2;
+      auto searcher = Searcher::create(v, o);
+      ASSERT_TRUE(searcher.has_value()) << searcher.error().message;
+      int checked = 0;
+      for (int seeds : {12, 16})
+        for (const Position& p : random_positions(*v, seeds, all_moves ? 5 : 12, static_cast<unsigned>(seeds) * 7u)) {
+          const std::string where = std::string(spec) + " " + format_position(*v, p, Side::South);
+          const auto want = full->probe(*v, p);
+          ASSERT_TRUE(want.has_value());
+          auto r = (*searcher)->solve(p);
+          ASSERT_TRUE(r.has_value()) << r.error().message;
+          EXPECT_EQ(r->value, want->value) << where;
+          ASSERT_EQ(r->moves.size(), all_moves ? want->moves.size() : 1u) << where;
+          for (const RootMoveValue& mv : r->moves) {
+            const auto it = std::find_if(want->moves.begin(), want->moves.end(),
+                                         [&](const MoveValue& m) { return m.move == mv.move; });
+            ASSERT_NE(it, want->moves.end()) << where;
+            EXPECT_EQ(mv.value, it->value) << where << " move " << v->move_name(mv.move);
+          }
+          ++checked;
+        }
+      EXPECT_GE(checked, all_moves ? 8 : 20) << spec;
+    }
   }
 }
 

@@ -77,10 +77,11 @@
 // Parallelism: the first moves are solved in parallel (TBB) with the shared table or
 // memo (every first move's value is wanted anyway); each thread keeps its own path.
 // Each first move is solved from its child alone: value(m) = move_value(m, v(child)).
-// Kalah's value and best move alone (all_moves = false): young brothers wait at every
-// position within 16 plies of the root (its first move searched alone at an expected
-// all-node, its first three at an expected cut-node, the others shared among the
-// threads; a cut-off stops every search below it).
+// Kalah, in every search (the value and best move alone, all_moves = false, and each
+// first move's): young brothers wait at every position within 16 plies of the search's
+// root (its first move searched alone at an expected all-node, its first three at an
+// expected cut-node, the others shared among the threads; a cut-off stops every search
+// below it), so a thread with no first move left helps with the others'.
 //
 // Tables: every position whose class is in the tables and that the class indexes is
 // an exact leaf. Classes are loaded into memory whole on first use. If the tables
