@@ -403,8 +403,8 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
                 "solved and their memo (--cycles region), the proof table (--max-plies)")
       ->check(CLI::Range(0, 1 << 20));
   c->add_option("--threads", a->threads,
-                "threads (default: all cores): the first moves are shared among them; Kalah with --best-only "
-                "shares the moves of every position near the root")
+                "threads (default: all cores): the first moves are shared among them; Kalah also shares "
+                "the moves of every position near the root of each search")
       ->check(CLI::Range(0, 1024));
   c->add_option("--time-limit", a->time_limit, "give up after S seconds (default: no limit)")->check(CLI::Range(0, 1 << 30));
   c->add_flag("--no-pv", a->no_pv, "skip the principal variation");
