@@ -304,58 +304,72 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
                                      std::vector<char>(ZSTD_compressBound(block_bytes)));
   std::vector<std::size_t> got(buf.size());
 
+  return replace_file(path, [&](int fd, const FileSink& write) -> std::expected<void, TableError> {
+    auto fail = [&](TableError err) -> std::expected<void, TableError> { return std::unexpected(std::move(err)); };
+    auto zstd_fail = [&](std::size_t code) { return fail(TableError{TableError::Internal, std::string("zstd: ") + ZSTD_getErrorName(code)}); };
+    if (auto w = write(std::string(head_bytes, '\0')); !w) return w;
+    std::uint64_t written = 0;
+    for (std::size_t w0 = 0; w0 < blocks; w0 += window) {
+      const std::size_t w1 = std::min(blocks, w0 + window);
+      std::atomic<std::size_t> next{w0};
+      auto compress = [&](ZSTD_CCtx* c) {
+        for (std::size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < w1;) {
+          const std::size_t at = k * block_bytes, len = std::min(block_bytes, value_bytes.size() - at);
+          std::vector<char>& out = buf[k - w0];
+          got[k - w0] = ZSTD_compress2(c, out.data(), out.size(), value_bytes.data() + at, len);
+          if (!ZSTD_isError(got[k - w0])) h.block_crc[k] = crc32(out.data(), got[k - w0]);
+        }
+      };
+      {
+        std::vector<std::jthread> helpers;
+        for (std::size_t t = 1; t < std::min(T, w1 - w0); ++t) helpers.emplace_back(compress, cctxs[t].get());
+        compress(cctx);
+      }  // joined
+      for (std::size_t k = w0; k < w1; ++k) {
+        if (ZSTD_isError(got[k - w0])) return zstd_fail(got[k - w0]);
+        if (auto w = write(std::string(buf[k - w0].data(), got[k - w0])); !w) return w;
+        written += got[k - w0];
+        h.block_offsets[k + 1] = written;
+      }
+    }
+    if (subset) {
+      const std::string raw = encode_position_list(*subset);
+      std::vector<char> out(ZSTD_compressBound(raw.size()));
+      const std::size_t got_list = ZSTD_compress2(cctx, out.data(), out.size(), raw.data(), raw.size());
+      if (ZSTD_isError(got_list)) return zstd_fail(got_list);
+      h.subset_size = subset->size();
+      h.subset_bytes = got_list;
+      h.subset_crc = crc32(out.data(), got_list);
+      if (auto w = write(std::string(out.data(), got_list)); !w) return w;
+    }
+    cctxs.clear();
+    cctx = nullptr;
+    std::string head = encode_header(h);
+    put32(head, crc32(head.data(), head.size()));
+    if (head.size() != head_bytes) return fail(TableError{TableError::Internal, "table header size changed while writing"});
+    if (::lseek(fd, 0, SEEK_SET) != 0) return fail(io_error(path, "cannot seek in the temporary file of"));
+    return write(head);
+  });
+}
+
+std::expected<void, Error> replace_file(const fs::path& path,
+                                        const std::function<std::expected<void, Error>(int, const FileSink&)>& fill) {
   // Atomic write: temporary, write, fsync, close, rename, fsync the folder; every
   // result checked (a full disk may only show at fsync or close).
   const fs::path tmp = path.string() + ".tmp." + std::to_string(getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return std::unexpected(io_error(tmp, "cannot create"));
-  auto fail = [&](TableError err) -> std::expected<void, TableError> {
+  const FileSink sink = [&](const std::string& bytes) -> std::expected<void, Error> {
+    if (!write_all(fd, bytes)) return std::unexpected(io_error(tmp, "cannot write"));
+    return {};
+  };
+  auto filled = fill(fd, sink);
+  if (filled && ::fsync(fd) != 0) filled = std::unexpected(io_error(tmp, "cannot write"));
+  if (!filled) {
     ::close(fd);
     ::unlink(tmp.c_str());
-    return std::unexpected(std::move(err));
-  };
-  auto zstd_fail = [&](std::size_t code) { return fail(TableError{TableError::Internal, std::string("zstd: ") + ZSTD_getErrorName(code)}); };
-  if (!write_all(fd, std::string(head_bytes, '\0'))) return fail(io_error(tmp, "cannot write"));
-  std::uint64_t written = 0;
-  for (std::size_t w0 = 0; w0 < blocks; w0 += window) {
-    const std::size_t w1 = std::min(blocks, w0 + window);
-    std::atomic<std::size_t> next{w0};
-    auto compress = [&](ZSTD_CCtx* c) {
-      for (std::size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < w1;) {
-        const std::size_t at = k * block_bytes, len = std::min(block_bytes, value_bytes.size() - at);
-        std::vector<char>& out = buf[k - w0];
-        got[k - w0] = ZSTD_compress2(c, out.data(), out.size(), value_bytes.data() + at, len);
-        if (!ZSTD_isError(got[k - w0])) h.block_crc[k] = crc32(out.data(), got[k - w0]);
-      }
-    };
-    {
-      std::vector<std::jthread> helpers;
-      for (std::size_t t = 1; t < std::min(T, w1 - w0); ++t) helpers.emplace_back(compress, cctxs[t].get());
-      compress(cctx);
-    }  // joined
-    for (std::size_t k = w0; k < w1; ++k) {
-      if (ZSTD_isError(got[k - w0])) return zstd_fail(got[k - w0]);
-      if (!write_all(fd, std::string(buf[k - w0].data(), got[k - w0]))) return fail(io_error(tmp, "cannot write"));
-      written += got[k - w0];
-      h.block_offsets[k + 1] = written;
-    }
+    return filled;
   }
-  if (subset) {
-    const std::string raw = encode_position_list(*subset);
-    std::vector<char> out(ZSTD_compressBound(raw.size()));
-    const std::size_t got_list = ZSTD_compress2(cctx, out.data(), out.size(), raw.data(), raw.size());
-    if (ZSTD_isError(got_list)) return zstd_fail(got_list);
-    h.subset_size = subset->size();
-    h.subset_bytes = got_list;
-    h.subset_crc = crc32(out.data(), got_list);
-    if (!write_all(fd, std::string(out.data(), got_list))) return fail(io_error(tmp, "cannot write"));
-  }
-  cctxs.clear();
-  cctx = nullptr;
-  std::string head = encode_header(h);
-  put32(head, crc32(head.data(), head.size()));
-  if (head.size() != head_bytes) return fail(TableError{TableError::Internal, "table header size changed while writing"});
-  if (::lseek(fd, 0, SEEK_SET) != 0 || !write_all(fd, head) || ::fsync(fd) != 0) return fail(io_error(tmp, "cannot write"));
   if (::close(fd) != 0) {
     auto err = io_error(tmp, "cannot close");
     ::unlink(tmp.c_str());

@@ -57,6 +57,7 @@
 #include <cstdint>
 #include <expected>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -130,6 +131,15 @@ std::uint32_t crc32(const void* data, std::size_t n);
 std::string encode_position_list(const std::vector<Index>& ranks);
 Result<std::vector<Index>> decode_position_list(const unsigned char* data, std::size_t n, std::uint64_t count,
                                                Index full_size);
+
+// Replaces `path` atomically: `fill` writes the content of a temporary file in the same
+// folder, through `write` (bytes at the current offset; an Io error naming the file) or
+// its descriptor (to seek); then the file is synced, closed and renamed over `path`,
+// and the folder synced, every result checked. A failed or killed writer leaves `path`
+// as it was. Errors: Io, or what `fill` returned. (Tables, search.h's table files.)
+using FileSink = std::function<std::expected<void, Error>(const std::string& bytes)>;
+std::expected<void, Error> replace_file(const std::filesystem::path& path,
+                                        const std::function<std::expected<void, Error>(int fd, const FileSink& write)>& fill);
 
 // Writes a table atomically: a temporary file in the same folder, written, synced
 // and closed (each result checked), renamed over `path`, folder synced. A killed
