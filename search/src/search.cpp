@@ -18,8 +18,10 @@
 #include <new>
 #include <optional>
 #include <stdexcept>
+#include <fstream>
 #include <unordered_map>
 
+#include "mancala/format.h"
 #include "mancala/generate.h"
 #include "mancala/probe.h"
 #include "mancala/rules/kalah.h"
@@ -108,6 +110,13 @@ class TranspositionTable {
     return false;
   }
   void prefetch(std::uint64_t h) const { __builtin_prefetch(&buckets_[h & mask_]); }
+  // Every entry as (position hash, packed data); not while a search writes.
+  template <class F>
+  void for_each(F&& f) const {
+    for (std::uint64_t i = 0; buckets_ && i <= mask_; ++i)
+      for (const Entry& e : buckets_[i].way)
+        if (e.data != 0) f(e.key ^ e.data, e.data);
+  }
 
   // Stores bounds. Same position: bounds of the same depth are intersected, exact
   // bounds replace depth-limited ones and are never replaced by them, a deeper
@@ -1069,6 +1078,8 @@ struct Searcher::Impl {
     return small;
   }
   std::uint64_t phash(const Position& p) const { return mum(PositionHash{}(p) | 1, 0x9E3779B97F4A7C15ull); }
+  // The transposition table's key of a position (Kalah: of its KalahBoard form).
+  std::uint64_t table_key(const Position& p) const { return kalah ? kpos_hash(board.from(p)) : phash(p); }
 
   // The proven bounds of a position: its entry in the table within its seeds' bounds.
   std::pair<int, int> cknown(const ClassKey& key, std::uint64_t h, int* hint = nullptr) {
@@ -1600,6 +1611,122 @@ std::expected<Value, SearchError> Searcher::value(const Position& p) {
   Ctx c;
   if (auto e = s.guarded([&] { v = s.solve_one(c, p, "position"); })) return std::unexpected(*e);
   return static_cast<Value>(v);
+}
+
+// ---- The transposition table in a file (layout in search.h) ----
+
+namespace {
+
+constexpr char kTableFileMagic[8] = {'M', 'T', 'B', 'S', 'E', 'A', 'R', 'C'};
+constexpr std::uint32_t kTableFileVersion = 1;
+constexpr std::size_t kTableFileChunk = 65536;  // entries a chunk (1 MiB), each with its CRC-32
+
+void put_le(std::string& s, std::uint64_t x, int bytes) {
+  for (int i = 0; i < bytes; ++i) s.push_back(static_cast<char>((x >> (8 * i)) & 0xFF));
+}
+std::uint64_t get_le(const char* p, int bytes) {
+  std::uint64_t x = 0;
+  for (int i = 0; i < bytes; ++i) x |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
+  return x;
+}
+std::uint32_t crc_of(const std::string& s) { return crc32(s.data(), s.size()); }
+
+}  // namespace
+
+Result<std::uint64_t> Searcher::save_table(const std::filesystem::path& file) const {
+  const Impl& s = *impl_;
+  std::uint64_t n = 0;
+  s.tt.for_each([&](std::uint64_t, std::uint64_t) { ++n; });
+  std::string head(kTableFileMagic, sizeof kTableFileMagic);
+  put_le(head, kTableFileVersion, 4);
+  const std::string name = s.variant->name();
+  put_le(head, name.size(), 4);
+  head += name;
+  put_le(head, s.table_key(s.variant->start()), 8);
+  put_le(head, n, 8);
+  put_le(head, crc_of(head), 4);
+  auto written = replace_file(file, [&](int, const FileSink& write) -> Result<void> {
+    if (auto w = write(head); !w) return w;
+    std::string chunk;
+    std::uint64_t in_chunk = 0;
+    Result<void> status;
+    auto flush = [&] {
+      if (in_chunk == 0 || !status) return;
+      put_le(chunk, crc_of(chunk), 4);
+      status = write(chunk);
+      chunk.clear();
+      in_chunk = 0;
+    };
+    s.tt.for_each([&](std::uint64_t key, std::uint64_t data) {
+      put_le(chunk, key, 8);
+      put_le(chunk, data, 8);
+      if (++in_chunk == kTableFileChunk) flush();
+    });
+    flush();
+    return status;
+  });
+  if (!written) return std::unexpected(written.error());
+  return n;
+}
+
+Result<std::uint64_t> Searcher::load_table(const std::filesystem::path& file) {
+  Impl& s = *impl_;
+  const std::string where = file.string() + ": ";
+  auto corrupt = [&](const std::string& why) { return std::unexpected(Error{Error::Corrupt, where + why}); };
+  std::error_code ec;
+  const std::uintmax_t size = std::filesystem::file_size(file, ec);
+  if (ec) return std::unexpected(Error{Error::Io, where + "cannot read: " + ec.message()});
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::unexpected(Error{Error::Io, where + "cannot open"});
+  auto read = [&](std::size_t bytes) -> std::optional<std::string> {
+    std::string b(bytes, '\0');
+    if (!in.read(b.data(), static_cast<std::streamsize>(bytes))) return std::nullopt;
+    return b;
+  };
+  // Header: magic, version and the name's length first, then the rest it fixes.
+  constexpr std::size_t kFixed = sizeof kTableFileMagic + 8;
+  auto fixed = size >= kFixed ? read(kFixed) : std::nullopt;
+  if (!fixed) return corrupt("too short for a transposition table file (" + std::to_string(size) + " bytes)");
+  if (std::memcmp(fixed->data(), kTableFileMagic, sizeof kTableFileMagic) != 0)
+    return corrupt("not a transposition table file of mancala-tb solve --tt-file (its first bytes)");
+  const std::uint64_t version = get_le(fixed->data() + 8, 4), name_bytes = get_le(fixed->data() + 12, 4);
+  if (version != kTableFileVersion)
+    return std::unexpected(Error{Error::Mismatch, where + "format version " + std::to_string(version) + ", this build reads " +
+                                                    std::to_string(kTableFileVersion)});
+  if (name_bytes > 64 || size < kFixed + name_bytes + 20) return corrupt("header cut short or a variant name of " + std::to_string(name_bytes) + " bytes");
+  auto rest = read(name_bytes + 20);
+  if (!rest) return corrupt("cannot read the header");
+  const std::string head = *fixed + *rest;
+  if (get_le(head.data() + head.size() - 4, 4) != crc32(head.data(), head.size() - 4)) return corrupt("header checksum");
+  const std::string name = rest->substr(0, name_bytes);
+  if (name != s.variant->name())
+    return std::unexpected(Error{Error::Mismatch, where + "a table of " + name + ", not " + s.variant->name()});
+  if (get_le(rest->data() + name_bytes, 8) != s.table_key(s.variant->start()))
+    return std::unexpected(Error{Error::Mismatch, where + "written by a build that hashes positions otherwise"});
+  const std::uint64_t n = get_le(rest->data() + name_bytes + 8, 8);
+  const std::uint64_t chunks = (n + kTableFileChunk - 1) / kTableFileChunk;
+  if (n > (size / 16) || size != head.size() + n * 16 + chunks * 4)
+    return corrupt(std::to_string(n) + " entries do not fill its " + std::to_string(size) + " bytes");
+  // Entries, a chunk at a time (each checked before any of it is used).
+  std::vector<std::pair<std::uint64_t, TTData>> entries;
+  std::uint64_t left = n, stored = 0;
+  while (left > 0) {
+    const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(left, kTableFileChunk));
+    auto chunk = read(m * 16 + 4);
+    if (!chunk) return corrupt("cut short in its entries");
+    if (get_le(chunk->data() + m * 16, 4) != crc32(chunk->data(), m * 16)) return corrupt("entry checksum");
+    entries.clear();
+    for (std::size_t i = 0; i < m; ++i) {
+      const std::uint64_t data = get_le(chunk->data() + 16 * i + 8, 8);
+      const TTData t = TTData::unpack(data);
+      if (data == 0 || t.lo > t.hi || t.lo < -kInf || t.hi > kInf) return corrupt("an entry with impossible bounds");
+      entries.emplace_back(get_le(chunk->data() + 16 * i, 8), t);
+    }
+    for (const auto& [key, t] : entries) s.tt.store(key, t);
+    stored += m;
+    left -= m;
+  }
+  return stored;
 }
 
 std::expected<SearchResult, SearchError> Searcher::solve(const Position& p) {

@@ -266,6 +266,37 @@ TEST(Cli, SmallStartsSolveWithoutTables) {
   }
 }
 
+// --tt-file: a first run writes the table, a second reads it and searches less; a
+// damaged file stops solve with one line before any search, and stays as it was.
+TEST(Cli, SolveKeepsItsTableInAFile) {
+  const std::string f = ::testing::TempDir() + "mancala_cli_tt_" + std::to_string(getpid()) + ".tt";
+  std::remove(f.c_str());
+  const std::string cmd = "solve kalah:4:empty --per-pit 3 --no-auto-tables --threads 1 --tt-mb 16 --tt-file " + f;
+  Outcome r = run(cmd);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("value +8"), std::string::npos) << r.out;
+  EXPECT_NE(r.err.find("wrote "), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("read "), std::string::npos) << r.err;
+  r = run(cmd + " --json");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("read "), std::string::npos) << r.err;
+  EXPECT_NE(r.out.find("\"value\":8,"), std::string::npos) << r.out;
+  {
+    std::ofstream out(f, std::ios::binary | std::ios::trunc);
+    out << "not a table file, though long enough to have a header";
+  }
+  r = run(cmd);
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("not a transposition table file"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out, "");
+  std::ifstream in(f, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "not a table file, though long enough to have a header");
+  r = run("solve imbelece --per-pit 1 --max-plies 2 --tt-file " + f);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--tt-file goes with the search"), std::string::npos) << r.err;
+  std::remove(f.c_str());
+}
+
 TEST(Cli, SolveMaxPliesProvesWinLoss) {
   // Won in 19 plies for the side to move (the reachable-set tables say the same).
   Outcome r = run("solve imbelece 0,3,0,3,0x,0x,0x,0x/3,0,3,3,0x,0x,0x,0x N --max-plies 30 --json");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <unistd.h>
 
@@ -573,4 +574,140 @@ TEST(Search, CyclicAlphaBetaAgreesWithTables) {
       EXPECT_GT(compared, 3 * gave_up) << c.spec << " region " << region;
     }
   }
+}
+
+namespace {
+
+std::string read_bytes(const fs::path& f) {
+  std::ifstream in(f, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+void write_bytes(const fs::path& f, const std::string& s) {
+  std::ofstream out(f, std::ios::binary | std::ios::trunc);
+  out << s;
+}
+
+}  // namespace
+
+// The transposition table in a file: a search stopped by its work limit, saved, and
+// loaded into a new searcher goes on from what it proved: the value and every first
+// move's value of a fresh search, in fewer positions; the same for a game with cycles.
+TEST(Search, TableFileResumesAStoppedSearch) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("mancala_tt_file_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  struct Case {
+    const char* spec;
+    int full, part;
+    const char* position;
+  };
+  for (const Case& c : {Case{"kalah:6:empty", 16, 6, "kalah:6:empty 2,2,2,2,2,2/2,2,2,2,2,2 S"},
+                        Case{"oware", 8, 5, "oware 1,1,1,1,0,0/1,1,1,1,0,0 S"}}) {
+    const VariantPtr v = variant(c.spec);
+    const TableDirs& d = tables_for(c.spec, c.full, c.part);
+    const auto parsed = parse_position(c.position);
+    ASSERT_TRUE(parsed.has_value());
+    const Position p = parsed->position;
+    SearchOptions o = small_options();
+    o.tables = open_tables(d.part);
+    o.threads = 1;
+    auto fresh = Searcher::create(v, o);
+    ASSERT_TRUE(fresh.has_value());
+    auto whole = (*fresh)->solve(p);
+    ASSERT_TRUE(whole.has_value()) << whole.error().message;
+    ASSERT_GT(whole->nodes, 20000u) << c.spec << ": too small a search to stop half-way";
+
+    SearchOptions limited = o;
+    limited.budget.work_limit(whole->nodes / 2);
+    auto first = Searcher::create(v, limited);
+    ASSERT_TRUE(first.has_value());
+    auto stopped = (*first)->solve(p);
+    ASSERT_FALSE(stopped.has_value()) << c.spec;
+    EXPECT_EQ(stopped.error().code, SearchError::Limit);
+    const fs::path file = dir / "table.tt";
+    auto saved = (*first)->save_table(file);
+    ASSERT_TRUE(saved.has_value()) << saved.error().message;
+    EXPECT_GT(*saved, 0u);
+
+    auto second = Searcher::create(v, o);
+    ASSERT_TRUE(second.has_value());
+    auto loaded = (*second)->load_table(file);
+    ASSERT_TRUE(loaded.has_value()) << loaded.error().message;
+    EXPECT_EQ(*loaded, *saved);
+    auto resumed = (*second)->solve(p);
+    ASSERT_TRUE(resumed.has_value()) << resumed.error().message;
+    EXPECT_EQ(resumed->value, whole->value) << c.spec;
+    EXPECT_LT(resumed->nodes, whole->nodes) << c.spec;
+    ASSERT_EQ(resumed->moves.size(), whole->moves.size());
+    for (std::size_t i = 0; i < whole->moves.size(); ++i) {
+      EXPECT_EQ(resumed->moves[i].move, whole->moves[i].move) << c.spec;
+      EXPECT_EQ(resumed->moves[i].value, whole->moves[i].value) << c.spec;
+    }
+  }
+  fs::remove_all(dir);
+}
+
+// A table file is hostile until checked: every damaged or foreign file is refused
+// with its own code, the table is left usable, and the file is not touched.
+TEST(Search, TableFileRefusesBadFiles) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("mancala_tt_bad_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const VariantPtr v = variant("kalah:3:empty");
+  SearchOptions o = small_options();
+  o.threads = 1;
+  auto s = Searcher::create(v, o);
+  ASSERT_TRUE(s.has_value());
+  ASSERT_TRUE((*s)->solve(v->start(3)).has_value());
+  const fs::path good = dir / "good.tt";
+  auto n = (*s)->save_table(good);
+  ASSERT_TRUE(n.has_value()) << n.error().message;
+  const std::string bytes = read_bytes(good);
+  // 16 fixed bytes, the name, 20 more, then N entries and one CRC per 65,536.
+  const std::size_t head = 16 + v->name().size() + 20;
+  ASSERT_EQ(bytes.size(), head + *n * 16 + 4 * ((*n + 65535) / 65536));
+
+  struct Bad {
+    const char* what;
+    std::string bytes;
+    Error::Code code;
+  };
+  std::string flipped_entry = bytes, flipped_head = bytes, version = bytes, big_count = bytes;
+  flipped_entry[head + 5] ^= 0x40;
+  flipped_head[20] ^= 0x01;
+  version[8] = 9;
+  big_count[head - 12] = static_cast<char>(0xFF);
+  const std::vector<Bad> bad = {
+      {"empty", "", Error::Corrupt},
+      {"garbage", std::string(200, 'x'), Error::Corrupt},
+      {"cut in the header", bytes.substr(0, 20), Error::Corrupt},
+      {"cut in the entries", bytes.substr(0, bytes.size() - 7), Error::Corrupt},
+      {"one more byte", bytes + "!", Error::Corrupt},
+      {"an entry's byte flipped", flipped_entry, Error::Corrupt},
+      {"the name's byte flipped", flipped_head, Error::Corrupt},
+      {"another version", version, Error::Mismatch},
+      {"a count beyond the file", big_count, Error::Corrupt},
+  };
+  for (const Bad& b : bad) {
+    const fs::path f = dir / "bad.tt";
+    write_bytes(f, b.bytes);
+    auto r = (*s)->load_table(f);
+    ASSERT_FALSE(r.has_value()) << b.what;
+    EXPECT_EQ(r.error().code, b.code) << b.what << ": " << r.error().message;
+    EXPECT_NE(r.error().message.find("bad.tt"), std::string::npos) << r.error().message;
+    EXPECT_EQ(read_bytes(f), b.bytes) << b.what;
+  }
+  auto missing = (*s)->load_table(dir / "missing.tt");
+  ASSERT_FALSE(missing.has_value());
+  EXPECT_EQ(missing.error().code, Error::Io);
+  // Another variant's file: a mismatch, named.
+  auto other = Searcher::create(variant("kalah:4:empty"), o);
+  ASSERT_TRUE(other.has_value());
+  auto foreign = (*other)->load_table(good);
+  ASSERT_FALSE(foreign.has_value());
+  EXPECT_EQ(foreign.error().code, Error::Mismatch);
+  EXPECT_NE(foreign.error().message.find("kalah:3:empty"), std::string::npos) << foreign.error().message;
+  // Still a sound searcher, and the good file still loads.
+  EXPECT_TRUE((*s)->load_table(good).has_value());
+  auto again = (*s)->solve(v->start(3));
+  ASSERT_TRUE(again.has_value());
+  fs::remove_all(dir);
 }

@@ -209,7 +209,7 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
 
 struct SolveArgs {
   std::vector<std::string> position;
-  std::string tables, defender, cycles = "alphabeta";
+  std::string tables, defender, cycles = "alphabeta", tt_file;
   int per_pit = 0, tt_mb = 256, threads = 0, time_limit = 0, max_plies = -1;
   int auto_mpos = 12, first_mpos = 16, guess_depth = SearchOptions{}.guess_depth;
   bool json = false, no_pv = false, strategy = false, best_only = false, no_auto_tables = false;
@@ -233,6 +233,7 @@ int run_solve(const SolveArgs& a) {
     if (!strategy) throw UsageError("--defender goes with --strategy");
     defender = a.defender == "S" ? Side::South : Side::North;
   }
+  if (!a.tt_file.empty() && (strategy || max_plies >= 0)) throw UsageError("--tt-file goes with the search, not --strategy or --max-plies");
   if (strategy) return decide(v, pp, tt_mb, time_limit, json, defender);
   if (max_plies >= 0) return prove(v, pp, max_plies, tt_mb, time_limit, json);
 
@@ -259,7 +260,7 @@ int run_solve(const SolveArgs& a) {
   // positions (many starts need few: Cenne 7:7 or Enkeshui 2x8 with 1 seed a pit),
   // then tables made on the spot, else the search alone without that limit.
   std::optional<SearchResult> first;
-  if (tables_dir.empty() && !no_auto_tables && a.first_mpos > 0) {
+  if (tables_dir.empty() && !no_auto_tables && a.first_mpos > 0 && a.tt_file.empty()) {
     SearchOptions q = opt;
     q.budget.work_limit(static_cast<std::uint64_t>(a.first_mpos) * 1'000'000);
     auto r = solve_position(v, pp.position, q);
@@ -306,7 +307,26 @@ int run_solve(const SolveArgs& a) {
   } else {
     auto searcher = Searcher::create(v, opt);
     if (!searcher) throw UsageError(searcher.error().message);
+    // --tt-file: what an earlier run proved first; what this one proved is written
+    // back whatever ends it (a value, the time limit, Ctrl-C). A file that cannot be
+    // read stops solve before anything is searched, and is left as it is.
+    std::error_code ec;
+    if (!a.tt_file.empty() && std::filesystem::exists(a.tt_file, ec)) {
+      auto n = (*searcher)->load_table(a.tt_file);
+      if (!n) throw UsageError(n.error().message);
+      std::fprintf(stderr, "mancala-tb solve: read %llu entries of the transposition table from %s\n",
+                   static_cast<unsigned long long>(*n), a.tt_file.c_str());
+    }
     r = (*searcher)->solve(pp.position);
+    if (!a.tt_file.empty()) {
+      bar.finish();
+      auto n = (*searcher)->save_table(a.tt_file);
+      if (n)
+        std::fprintf(stderr, "mancala-tb solve: wrote %llu entries of the transposition table to %s\n",
+                     static_cast<unsigned long long>(*n), a.tt_file.c_str());
+      else
+        std::fprintf(stderr, "mancala-tb solve: error: %s\n", n.error().message.c_str());
+    }
   }
   bar.finish();
   if (!r) return search_failed(r.error(), false);
@@ -371,6 +391,7 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
        {"mancala-tb solve kalah:3:empty --per-pit 3",
         "mancala-tb solve \"kalah:2:empty 1,1/1,1 S\"",
         "mancala-tb solve enkeshui:8 --per-pit 1",
+        "mancala-tb solve kalah:4:empty --per-pit 3 --tt-file k43.tt --no-auto-tables",
         "mancala-tb generate oware --max-seeds 8 --out tb/",
         "mancala-tb solve oware 0,0,3,0,1,2/1,1,0,0,0,1 S --tables tb/",
         "mancala-tb solve imbelece 1,0,0,0,0,0,0,1/1,0,0,0,0,0,1,1 S first --max-plies 8",
@@ -432,6 +453,10 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
               "graph (about 70 bytes a position)");
   c->add_option("--defender", a->defender, "with --strategy: only the proof that this side (S or N) never loses")
       ->check(CLI::IsMember({"S", "N"}));
+  c->add_option("--tt-file", a->tt_file,
+                "keep the transposition table in this file: read it first if it exists, write it back "
+                "when solve ends, also at --time-limit or Ctrl-C, so a long search goes on where it "
+                "stopped (Kalah and the games with cycles; written atomically, checked when read)");
   c->add_flag("--json", a->json,
               "one JSON object: position, value, pv (move labels), pv_end, moves [{move, value}] best "
               "first, pv_margin (the pv replayed by the rules engine; pv_plies for win/loss games), "

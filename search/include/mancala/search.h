@@ -174,6 +174,31 @@ class Searcher {
   // The value only (one thread, MTD(f) at the root).
   std::expected<Value, SearchError> value(const Position& p);
 
+  // The transposition table to and from a file, so that a long search stopped by a
+  // time limit, a signal or the end of a cluster job goes on later from what it had
+  // proven: each entry is a proven bound of a position's exact value, or a move-order
+  // hint from a depth-limited search, whatever tables or search found it. Only
+  // between searches. save_table replaces `file` atomically (format.h replace_file)
+  // and returns the entries written; load_table adds a file's entries to the table
+  // (those that fit: a smaller table keeps the expensive ones) and returns how many
+  // it read. Errors: Io; Corrupt (size, checksums, impossible bounds: checked
+  // chunk by chunk before a chunk's entries are used); Mismatch (another variant,
+  // format version, or a build that hashes positions otherwise).
+  //
+  // Layout (little-endian):
+  //   header: "MTBSEARC", u32 version (1), u32 name length L, the variant's name
+  //           (L <= 64 bytes), u64 the table key of the variant's start position (a
+  //           build with another hash writes another), u64 N entries, u32 CRC-32 of
+  //           the header's bytes before it;
+  //   chunks of 65,536 entries (the last one shorter): each entry the position's
+  //           64-bit hash and the packed entry (bounds, best move, effort,
+  //           generation, depth), 8 bytes each; then the chunk's CRC-32.
+  // Example: kalah:6:empty (L = 13) with 100,000 entries: 49 bytes of header, a chunk
+  // of 65,536 entries (1,048,580 bytes with its CRC) and one of 34,464 (551,428):
+  // 1,600,057 bytes.
+  Result<std::uint64_t> save_table(const std::filesystem::path& file) const;
+  Result<std::uint64_t> load_table(const std::filesystem::path& file);
+
   struct Impl;
 
  private:
