@@ -241,6 +241,7 @@ int run_solve(const SolveArgs& a) {
   // --time-limit counts from here: it covers the tables made on the spot and the search.
   opt.budget.deadline_in(time_limit).cancel_on(&g_cancel);
   std::signal(SIGINT, on_solve_signal);
+  std::signal(SIGTERM, on_solve_signal);  // a cluster job's end: --tt-file is still written
   // Without --tables, a small game gets its tables made on the spot in a temporary
   // folder (removed when solve ends).
   struct RemoveAtExit {
