@@ -1621,15 +1621,9 @@ constexpr char kTableFileMagic[8] = {'M', 'T', 'B', 'S', 'E', 'A', 'R', 'C'};
 constexpr std::uint32_t kTableFileVersion = 1;
 constexpr std::size_t kTableFileChunk = 65536;  // entries a chunk (1 MiB), each with its CRC-32
 
-void put_le(std::string& s, std::uint64_t x, int bytes) {
-  for (int i = 0; i < bytes; ++i) s.push_back(static_cast<char>((x >> (8 * i)) & 0xFF));
-}
-std::uint64_t get_le(const char* p, int bytes) {
-  std::uint64_t x = 0;
-  for (int i = 0; i < bytes; ++i) x |= static_cast<std::uint64_t>(static_cast<unsigned char>(p[i])) << (8 * i);
-  return x;
-}
 std::uint32_t crc_of(const std::string& s) { return crc32(s.data(), s.size()); }
+std::uint32_t le32(const std::string& s, std::size_t at) { return get32(reinterpret_cast<const unsigned char*>(s.data() + at)); }
+std::uint64_t le64(const std::string& s, std::size_t at) { return get64(reinterpret_cast<const unsigned char*>(s.data() + at)); }
 
 }  // namespace
 
@@ -1638,13 +1632,13 @@ Result<std::uint64_t> Searcher::save_table(const std::filesystem::path& file) co
   std::uint64_t n = 0;
   s.tt.for_each([&](std::uint64_t, std::uint64_t) { ++n; });
   std::string head(kTableFileMagic, sizeof kTableFileMagic);
-  put_le(head, kTableFileVersion, 4);
+  put32(head, kTableFileVersion);
   const std::string name = s.variant->name();
-  put_le(head, name.size(), 4);
+  put32(head, static_cast<std::uint32_t>(name.size()));
   head += name;
-  put_le(head, s.table_key(s.variant->start()), 8);
-  put_le(head, n, 8);
-  put_le(head, crc_of(head), 4);
+  put64(head, s.table_key(s.variant->start()));
+  put64(head, n);
+  put32(head, crc_of(head));
   auto written = replace_file(file, [&](int, const FileSink& write) -> Result<void> {
     if (auto w = write(head); !w) return w;
     std::string chunk;
@@ -1652,14 +1646,14 @@ Result<std::uint64_t> Searcher::save_table(const std::filesystem::path& file) co
     Result<void> status;
     auto flush = [&] {
       if (in_chunk == 0 || !status) return;
-      put_le(chunk, crc_of(chunk), 4);
+      put32(chunk, crc_of(chunk));
       status = write(chunk);
       chunk.clear();
       in_chunk = 0;
     };
     s.tt.for_each([&](std::uint64_t key, std::uint64_t data) {
-      put_le(chunk, key, 8);
-      put_le(chunk, data, 8);
+      put64(chunk, key);
+      put64(chunk, data);
       if (++in_chunk == kTableFileChunk) flush();
     });
     flush();
@@ -1689,7 +1683,7 @@ Result<std::uint64_t> Searcher::load_table(const std::filesystem::path& file) {
   if (!fixed) return corrupt("too short for a transposition table file (" + std::to_string(size) + " bytes)");
   if (std::memcmp(fixed->data(), kTableFileMagic, sizeof kTableFileMagic) != 0)
     return corrupt("not a transposition table file of mancala-tb solve --tt-file (its first bytes)");
-  const std::uint64_t version = get_le(fixed->data() + 8, 4), name_bytes = get_le(fixed->data() + 12, 4);
+  const std::uint64_t version = le32(*fixed, 8), name_bytes = le32(*fixed, 12);
   if (version != kTableFileVersion)
     return std::unexpected(Error{Error::Mismatch, where + "format version " + std::to_string(version) + ", this build reads " +
                                                     std::to_string(kTableFileVersion)});
@@ -1697,13 +1691,13 @@ Result<std::uint64_t> Searcher::load_table(const std::filesystem::path& file) {
   auto rest = read(name_bytes + 20);
   if (!rest) return corrupt("cannot read the header");
   const std::string head = *fixed + *rest;
-  if (get_le(head.data() + head.size() - 4, 4) != crc32(head.data(), head.size() - 4)) return corrupt("header checksum");
+  if (le32(head, head.size() - 4) != crc32(head.data(), head.size() - 4)) return corrupt("header checksum");
   const std::string name = rest->substr(0, name_bytes);
   if (name != s.variant->name())
     return std::unexpected(Error{Error::Mismatch, where + "a table of " + name + ", not " + s.variant->name()});
-  if (get_le(rest->data() + name_bytes, 8) != s.table_key(s.variant->start()))
+  if (le64(*rest, name_bytes) != s.table_key(s.variant->start()))
     return std::unexpected(Error{Error::Mismatch, where + "written by a build that hashes positions otherwise"});
-  const std::uint64_t n = get_le(rest->data() + name_bytes + 8, 8);
+  const std::uint64_t n = le64(*rest, name_bytes + 8);
   const std::uint64_t chunks = (n + kTableFileChunk - 1) / kTableFileChunk;
   if (n > (size / 16) || size != head.size() + n * 16 + chunks * 4)
     return corrupt(std::to_string(n) + " entries do not fill its " + std::to_string(size) + " bytes");
@@ -1714,13 +1708,13 @@ Result<std::uint64_t> Searcher::load_table(const std::filesystem::path& file) {
     const std::size_t m = static_cast<std::size_t>(std::min<std::uint64_t>(left, kTableFileChunk));
     auto chunk = read(m * 16 + 4);
     if (!chunk) return corrupt("cut short in its entries");
-    if (get_le(chunk->data() + m * 16, 4) != crc32(chunk->data(), m * 16)) return corrupt("entry checksum");
+    if (le32(*chunk, m * 16) != crc32(chunk->data(), m * 16)) return corrupt("entry checksum");
     entries.clear();
     for (std::size_t i = 0; i < m; ++i) {
-      const std::uint64_t data = get_le(chunk->data() + 16 * i + 8, 8);
+      const std::uint64_t data = le64(*chunk, 16 * i + 8);
       const TTData t = TTData::unpack(data);
       if (data == 0 || t.lo > t.hi || t.lo < -kInf || t.hi > kInf) return corrupt("an entry with impossible bounds");
-      entries.emplace_back(get_le(chunk->data() + 16 * i, 8), t);
+      entries.emplace_back(le64(*chunk, 16 * i), t);
     }
     for (const auto& [key, t] : entries) s.tt.store(key, t);
     stored += m;

@@ -184,8 +184,6 @@ Result<std::vector<Index>> decode_position_list(const unsigned char* data, std::
 
 // ---- Writing ----------------------------------------------------------------
 
-namespace {
-
 void put16(std::string& s, std::uint16_t v) {
   for (int i = 0; i < 2; ++i) s += static_cast<char>((v >> (8 * i)) & 0xFF);
 }
@@ -203,6 +201,8 @@ std::uint32_t get32(const unsigned char* p) {
 std::uint64_t get64(const unsigned char* p) {
   return static_cast<std::uint64_t>(get32(p)) | static_cast<std::uint64_t>(get32(p + 4)) << 32;
 }
+
+namespace {
 
 TableError io_error(const fs::path& p, const std::string& what, int err = errno) {
   return TableError{TableError::Io, p.string() + ": " + what + ": " + std::strerror(err)};

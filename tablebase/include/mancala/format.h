@@ -124,6 +124,14 @@ Result<TableName> parse_table_file_name(const std::string& name);
 std::string check_class_key(const Variant& v, const ClassKey& key);
 
 std::uint32_t crc32(const void* data, std::size_t n);
+// Little-endian fields: appended to a string, read from bytes (the layouts here and
+// search.h's table file).
+void put16(std::string& s, std::uint16_t v);
+void put32(std::string& s, std::uint32_t v);
+void put64(std::string& s, std::uint64_t v);
+std::uint16_t get16(const unsigned char* p);
+std::uint32_t get32(const unsigned char* p);
+std::uint64_t get64(const unsigned char* p);
 
 // The position list of a reachable-set table (layout above): encode, and decode with
 // every check (varint length and minimality, strictly increasing ranks below
