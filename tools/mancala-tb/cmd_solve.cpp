@@ -456,7 +456,7 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
       ->check(CLI::IsMember({"S", "N"}));
   c->add_option("--tt-file", a->tt_file,
                 "keep the transposition table in this file: read it first if it exists, write it back "
-                "when solve ends, also at --time-limit or Ctrl-C, so a long search goes on where it "
+                "when solve ends, also at --time-limit, Ctrl-C or SIGTERM, so a long search goes on where it "
                 "stopped (Kalah and the games with cycles; written atomically, checked when read)");
   c->add_flag("--json", a->json,
               "one JSON object: position, value, pv (move labels), pv_end, moves [{move, value}] best "
