@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <fstream>
 #include <random>
 #include <unistd.h>
 
@@ -13,6 +12,7 @@
 #include "mancala/search.h"
 #include "reference/brute_force.h"
 #include "search/reachable_tables.h"
+#include "tablebase/support.h"
 
 namespace fs = std::filesystem;
 using namespace mancala;
@@ -576,25 +576,12 @@ TEST(Search, CyclicAlphaBetaAgreesWithTables) {
   }
 }
 
-namespace {
-
-std::string read_bytes(const fs::path& f) {
-  std::ifstream in(f, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-void write_bytes(const fs::path& f, const std::string& s) {
-  std::ofstream out(f, std::ios::binary | std::ios::trunc);
-  out << s;
-}
-
-}  // namespace
-
 // The transposition table in a file: a search stopped by its work limit, saved, and
 // loaded into a new searcher goes on from what it proved: the value and every first
 // move's value of a fresh search, in fewer positions; the same for a game with cycles.
 TEST(Search, TableFileResumesAStoppedSearch) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("mancala_tt_file_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const test::TempDir tmp;
+  const fs::path& dir = tmp.path;
   struct Case {
     const char* spec;
     int full, part;
@@ -643,14 +630,13 @@ TEST(Search, TableFileResumesAStoppedSearch) {
       EXPECT_EQ(resumed->moves[i].value, whole->moves[i].value) << c.spec;
     }
   }
-  fs::remove_all(dir);
 }
 
 // A table file is hostile until checked: every damaged or foreign file is refused
 // with its own code, the table is left usable, and the file is not touched.
 TEST(Search, TableFileRefusesBadFiles) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("mancala_tt_bad_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
+  const test::TempDir tmp;
+  const fs::path& dir = tmp.path;
   const VariantPtr v = variant("kalah:3:empty");
   SearchOptions o = small_options();
   o.threads = 1;
@@ -660,27 +646,29 @@ TEST(Search, TableFileRefusesBadFiles) {
   const fs::path good = dir / "good.tt";
   auto n = (*s)->save_table(good);
   ASSERT_TRUE(n.has_value()) << n.error().message;
-  const std::string bytes = read_bytes(good);
+  const std::vector<char> bytes = test::slurp(good);
   // 16 fixed bytes, the name, 20 more, then N entries and one CRC per 65,536.
   const std::size_t head = 16 + v->name().size() + 20;
   ASSERT_EQ(bytes.size(), head + *n * 16 + 4 * ((*n + 65535) / 65536));
 
   struct Bad {
     const char* what;
-    std::string bytes;
+    std::vector<char> bytes;
     Error::Code code;
   };
-  std::string flipped_entry = bytes, flipped_head = bytes, version = bytes, big_count = bytes;
+  const auto first = [&](std::size_t n) { return std::vector<char>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n)); };
+  std::vector<char> flipped_entry = bytes, flipped_head = bytes, version = bytes, big_count = bytes, longer = bytes;
+  longer.push_back('!');
   flipped_entry[head + 5] ^= 0x40;
   flipped_head[20] ^= 0x01;
   version[8] = 9;
   big_count[head - 12] = static_cast<char>(0xFF);
   const std::vector<Bad> bad = {
-      {"empty", "", Error::Corrupt},
-      {"garbage", std::string(200, 'x'), Error::Corrupt},
-      {"cut in the header", bytes.substr(0, 20), Error::Corrupt},
-      {"cut in the entries", bytes.substr(0, bytes.size() - 7), Error::Corrupt},
-      {"one more byte", bytes + "!", Error::Corrupt},
+      {"empty", {}, Error::Corrupt},
+      {"garbage", std::vector<char>(200, 'x'), Error::Corrupt},
+      {"cut in the header", first(20), Error::Corrupt},
+      {"cut in the entries", first(bytes.size() - 7), Error::Corrupt},
+      {"one more byte", longer, Error::Corrupt},
       {"an entry's byte flipped", flipped_entry, Error::Corrupt},
       {"the name's byte flipped", flipped_head, Error::Corrupt},
       {"another version", version, Error::Mismatch},
@@ -688,12 +676,12 @@ TEST(Search, TableFileRefusesBadFiles) {
   };
   for (const Bad& b : bad) {
     const fs::path f = dir / "bad.tt";
-    write_bytes(f, b.bytes);
+    test::spit(f, b.bytes);
     auto r = (*s)->load_table(f);
     ASSERT_FALSE(r.has_value()) << b.what;
     EXPECT_EQ(r.error().code, b.code) << b.what << ": " << r.error().message;
     EXPECT_NE(r.error().message.find("bad.tt"), std::string::npos) << r.error().message;
-    EXPECT_EQ(read_bytes(f), b.bytes) << b.what;
+    EXPECT_EQ(test::slurp(f), b.bytes) << b.what;
   }
   auto missing = (*s)->load_table(dir / "missing.tt");
   ASSERT_FALSE(missing.has_value());
@@ -709,5 +697,4 @@ TEST(Search, TableFileRefusesBadFiles) {
   EXPECT_TRUE((*s)->load_table(good).has_value());
   auto again = (*s)->solve(v->start(3));
   ASSERT_TRUE(again.has_value());
-  fs::remove_all(dir);
 }
