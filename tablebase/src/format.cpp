@@ -305,8 +305,9 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
   std::vector<std::size_t> got(buf.size());
 
   return replace_file(path, [&](int fd, const FileSink& write) -> std::expected<void, TableError> {
-    auto fail = [&](TableError err) -> std::expected<void, TableError> { return std::unexpected(std::move(err)); };
-    auto zstd_fail = [&](std::size_t code) { return fail(TableError{TableError::Internal, std::string("zstd: ") + ZSTD_getErrorName(code)}); };
+    auto zstd_fail = [](std::size_t code) -> std::expected<void, TableError> {
+      return std::unexpected(TableError{TableError::Internal, std::string("zstd: ") + ZSTD_getErrorName(code)});
+    };
     if (auto w = write(std::string(head_bytes, '\0')); !w) return w;
     std::uint64_t written = 0;
     for (std::size_t w0 = 0; w0 < blocks; w0 += window) {
@@ -346,8 +347,8 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
     cctx = nullptr;
     std::string head = encode_header(h);
     put32(head, crc32(head.data(), head.size()));
-    if (head.size() != head_bytes) return fail(TableError{TableError::Internal, "table header size changed while writing"});
-    if (::lseek(fd, 0, SEEK_SET) != 0) return fail(io_error(path, "cannot seek in the temporary file of"));
+    if (head.size() != head_bytes) return std::unexpected(TableError{TableError::Internal, "table header size changed while writing"});
+    if (::lseek(fd, 0, SEEK_SET) != 0) return std::unexpected(io_error(path, "cannot seek back to the header while writing"));
     return write(head);
   });
 }
