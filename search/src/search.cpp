@@ -6,6 +6,7 @@
 #include <tbb/task_arena.h>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <bit>
@@ -1629,18 +1630,22 @@ std::uint64_t le64(const std::string& s, std::size_t at) { return get64(reinterp
 
 Result<std::uint64_t> Searcher::save_table(const std::filesystem::path& file) const {
   const Impl& s = *impl_;
-  std::uint64_t n = 0;
-  s.tt.for_each([&](std::uint64_t, std::uint64_t) { ++n; });
-  std::string head(kTableFileMagic, sizeof kTableFileMagic);
-  put32(head, kTableFileVersion);
+  // The header, whose size the name fixes, goes last (with the count of entries), in
+  // one pass over the table: room for it first, then the chunks.
   const std::string name = s.variant->name();
-  put32(head, static_cast<std::uint32_t>(name.size()));
-  head += name;
-  put64(head, s.table_key(s.variant->start()));
-  put64(head, n);
-  put32(head, crc_of(head));
-  auto written = replace_file(file, [&](int, const FileSink& write) -> Result<void> {
-    if (auto w = write(head); !w) return w;
+  auto header = [&](std::uint64_t n) {
+    std::string head(kTableFileMagic, sizeof kTableFileMagic);
+    put32(head, kTableFileVersion);
+    put32(head, static_cast<std::uint32_t>(name.size()));
+    head += name;
+    put64(head, s.table_key(s.variant->start()));
+    put64(head, n);
+    put32(head, crc_of(head));
+    return head;
+  };
+  std::uint64_t n = 0;
+  auto written = replace_file(file, [&](int fd, const FileSink& write) -> Result<void> {
+    if (auto w = write(std::string(header(0).size(), '\0')); !w) return w;
     std::string chunk;
     std::uint64_t in_chunk = 0;
     Result<void> status;
@@ -1654,10 +1659,14 @@ Result<std::uint64_t> Searcher::save_table(const std::filesystem::path& file) co
     s.tt.for_each([&](std::uint64_t key, std::uint64_t data) {
       put64(chunk, key);
       put64(chunk, data);
+      ++n;
       if (++in_chunk == kTableFileChunk) flush();
     });
     flush();
-    return status;
+    if (!status) return status;
+    if (::lseek(fd, 0, SEEK_SET) != 0)
+      return std::unexpected(Error{Error::Io, file.string() + ": cannot seek back to the header while writing"});
+    return write(header(n));
   });
   if (!written) return std::unexpected(written.error());
   return n;
