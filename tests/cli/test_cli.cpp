@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -295,6 +296,52 @@ TEST(Cli, SolveKeepsItsTableInAFile) {
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--tt-file goes with the search"), std::string::npos) << r.err;
   std::remove(f.c_str());
+}
+
+// --tt-file in a folder that does not exist stops solve before any search (it used to
+// search, then fail to write and exit 0); a temporary left by a save cut by SIGKILL
+// (FILE.tmp.PID of a process that is gone) is removed by the next run.
+TEST(Cli, SolveChecksItsTableFileFirst) {
+  const std::string dir = ::testing::TempDir() + "mancala_cli_ttdir_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::string cmd = "solve kalah:4:empty --per-pit 3 --no-auto-tables --threads 1 --tt-mb 16 --tt-file ";
+  Outcome r = run(cmd + dir + "/missing/x.tt");
+  EXPECT_EQ(r.code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("--tt-file " + dir + "/missing/x.tt: its folder " + dir + "/missing does not exist"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.out, "");
+  // A stale temporary: the pid of a child that has exited and been reaped.
+  const pid_t gone = fork();
+  if (gone == 0) _exit(0);
+  ASSERT_GT(gone, 0);
+  waitpid(gone, nullptr, 0);
+  const std::string stale = dir + "/x.tt.tmp." + std::to_string(gone), other = dir + "/x.tt.tmp.notapid";
+  std::ofstream(stale) << "half a table";
+  std::ofstream(other) << "not ours";
+  r = run(cmd + dir + "/x.tt");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("value +8"), std::string::npos) << r.out;
+  EXPECT_FALSE(std::filesystem::exists(stale));
+  EXPECT_TRUE(std::filesystem::exists(other));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/x.tt"));
+  std::filesystem::remove_all(dir);
+}
+
+// The search's errors name no flag or command; solve adds them: the generate command
+// of a missing class.
+TEST(Cli, SolveNamesTheCommandOfAMissingClass) {
+  const std::string dir = ::testing::TempDir() + "mancala_cli_holed_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(run("generate oware --max-seeds 4 --out " + dir).code, 0);
+  for (const auto& e : std::filesystem::directory_iterator(dir))
+    if (e.path().filename().string().rfind("oware.3.", 0) == 0) std::filesystem::remove(e.path());
+  // 5 seeds, above the tables: a capture of 2 reaches the missing class.
+  const Outcome r = run("solve oware 1,0,1,0,1,0/0,1,0,1,0,0 S --threads 1 --tt-mb 16 --tables " + dir);
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.err.find("lack class 3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("; make it with: mancala-tb generate oware --max-seeds 4 --out " + dir), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Cli, SolveMaxPliesProvesWinLoss) {

@@ -44,6 +44,21 @@ int search_failed(const SearchError& e, bool usage = true) {
   throw std::runtime_error(e.message);
 }
 
+// A search's error with what to do about it in this command's terms (the search
+// names no flag or command).
+SearchError with_hint(SearchError e, const Variant& v, const std::shared_ptr<const Tablebase>& tables) {
+  if (e.code == SearchError::TableTooSmall) e.message += "; raise --tt-mb";
+  if (e.code == SearchError::OutOfMemory) e.message += "; lower --tt-mb or --threads";
+  if (e.code == SearchError::MissingTable && tables) {
+    int max = -1;
+    for (const ClassKey& k : tables->classes(v.name())) max = std::max(max, k.seeds);
+    const std::string make = "mancala-tb generate " + v.name() + " --max-seeds " + std::to_string(max < 0 ? 8 : max) +
+                             " --out " + tables->dir().string();
+    e.message += max < 0 ? "; make some with: " + make + " (or solve without --tables)" : "; make it with: " + make;
+  }
+  return e;
+}
+
 // Replays the principal variation with the rules engine, move by move from `root`
 // by the moves' labels (not the search's own positions), and returns what the line
 // is worth to the side to move at `root`: the gains of every move, the terminal value
@@ -234,6 +249,8 @@ int run_solve(const SolveArgs& a) {
     defender = a.defender == "S" ? Side::South : Side::North;
   }
   if (!a.tt_file.empty() && (strategy || max_plies >= 0)) throw UsageError("--tt-file goes with the search, not --strategy or --max-plies");
+  if (!a.tt_file.empty())  // a path that cannot be written stops solve before the search, not after it
+    if (auto ok = Searcher::check_table_file(a.tt_file); !ok) throw UsageError("--tt-file " + ok.error().message);
   if (strategy) return decide(v, pp, tt_mb, time_limit, json, defender);
   if (max_plies >= 0) return prove(v, pp, max_plies, tt_mb, time_limit, json);
 
@@ -270,7 +287,7 @@ int run_solve(const SolveArgs& a) {
       std::fprintf(stderr, "mancala-tb solve: no --tables given: solved by search alone (%llu positions, %.2f s)\n",
                    static_cast<unsigned long long>(first->nodes), first->seconds);
     } else if (r.error().code != SearchError::Limit || opt.budget.stopped()) {
-      return search_failed(r.error(), false);
+      return search_failed(with_hint(r.error(), *v, nullptr), false);
     } else {
       std::fprintf(stderr, "mancala-tb solve: no --tables given: the search alone stopped at %d million positions\n",
                    a.first_mpos);
@@ -303,18 +320,19 @@ int run_solve(const SolveArgs& a) {
     bar.show(buf, static_cast<std::uint64_t>(s.root_moves_done), static_cast<std::uint64_t>(std::max(1, s.root_moves)), nullptr);
   };
   std::expected<SearchResult, SearchError> r = std::unexpected(SearchError{SearchError::Limit, ""});
+  bool saved = true;
   if (first) {
     r = std::move(*first);
   } else {
     auto searcher = Searcher::create(v, opt);
-    if (!searcher) throw UsageError(searcher.error().message);
+    if (!searcher) throw UsageError(with_hint(searcher.error(), *v, opt.tables).message);
     // --tt-file: what an earlier run proved first; what this one proved is written
     // back whatever ends it (a value, the time limit, Ctrl-C). A file that cannot be
     // read stops solve before anything is searched, and is left as it is.
     std::error_code ec;
     if (!a.tt_file.empty() && std::filesystem::exists(a.tt_file, ec)) {
       auto n = (*searcher)->load_table(a.tt_file);
-      if (!n) throw UsageError(n.error().message);
+      if (!n) throw UsageError("--tt-file " + n.error().message);
       std::fprintf(stderr, "mancala-tb solve: read %llu entries of the transposition table from %s\n",
                    static_cast<unsigned long long>(*n), a.tt_file.c_str());
     }
@@ -326,11 +344,12 @@ int run_solve(const SolveArgs& a) {
         std::fprintf(stderr, "mancala-tb solve: wrote %llu entries of the transposition table to %s\n",
                      static_cast<unsigned long long>(*n), a.tt_file.c_str());
       else
-        std::fprintf(stderr, "mancala-tb solve: error: %s\n", n.error().message.c_str());
+        std::fprintf(stderr, "mancala-tb solve: error: --tt-file %s\n", n.error().message.c_str());
+      saved = n.has_value();
     }
   }
   bar.finish();
-  if (!r) return search_failed(r.error(), false);
+  if (!r) return search_failed(with_hint(r.error(), *v, opt.tables), false);
   const std::string pos = format_position(*v, pp.position, pp.side);
   // The principal variation with the side that plays each move.
   std::vector<std::string> pv;
@@ -360,7 +379,7 @@ int run_solve(const SolveArgs& a) {
     o["table_hits"] = r->table_hits;
     o["seconds"] = r->seconds;
     std::printf("%s\n", o.dump().c_str());
-    return 0;
+    return saved ? 0 : 1;
   }
   std::printf("%s\n  value %s\n", pos.c_str(), value_text(v->kind(), r->value).c_str());
   if (r->moves.empty()) std::printf("  no legal move: the game is over\n");
@@ -370,7 +389,7 @@ int run_solve(const SolveArgs& a) {
   if (!no_pv) std::printf("  pv %s (%s)\n", pv_text.empty() ? "-" : pv_text.c_str(), r->pv_end.c_str());
   std::printf("  %llu positions searched, %llu table values, %.3f s\n", static_cast<unsigned long long>(r->nodes),
               static_cast<unsigned long long>(r->table_hits), r->seconds);
-  return 0;
+  return saved ? 0 : 1;
 }
 
 }  // namespace

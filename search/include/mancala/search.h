@@ -86,7 +86,8 @@
 // Tables: every position whose class is in the tables and that the class indexes is
 // an exact leaf. Classes are loaded into memory whole on first use. If the tables
 // of the variant reach N seeds, a tabled position of at most N seeds whose class is
-// missing is an error (which class, and the generate command that makes it).
+// missing is an error (which class; errors of the search name no command or flag:
+// mancala-tb solve adds the generate command that makes the class).
 #pragma once
 
 #include <atomic>
@@ -197,6 +198,11 @@ class Searcher {
   // of 65,536 entries (1,048,580 bytes with its CRC) and one of 34,464 (551,428):
   // 1,600,057 bytes.
   Result<std::uint64_t> save_table(const std::filesystem::path& file) const;
+  // Before a search whose table goes to `file`: its folder exists and can be written
+  // (else Io, so that a long search is not lost at its end). Temporaries of
+  // save_table left by a process that is gone (`file`.tmp.PID after a SIGKILL during
+  // the save) are removed, here and by save_table; returns how many.
+  static Result<std::uint64_t> check_table_file(const std::filesystem::path& file);
   Result<std::uint64_t> load_table(const std::filesystem::path& file);
 
   struct Impl;

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Side by side with the published Kalah solver of Irving, Donkers & Uiterwijk
+# (github.com/girving/kalah), in one run on this machine: every claim of speed against
+# another program comes from this script (issue 33).
+#
+# Usage: scripts/bench_vs_peer.sh PEER_DIR [BUILD_DIR]
+#   PEER_DIR: a folder holding the peer's serial build (`generator` and `kalah-s`).
+#   BUILD_DIR: ours (default build). REPEAT=N runs every pair N times, alternating.
+#
+# Building the peer (by the user, from its own sources, outside this repository; this
+# script holds none of its code or build steps): clone the repository somewhere else,
+# e.g. /work/peers/kalah, and run its own Makefile's serial target. Its flags are for the
+# compilers of 2000; a current GCC needs them replaced on the command line:
+#     make serial CFLAGS="-O3 -funroll-loops -fcommon -fgnu89-inline -w"
+# (-fnested-functions is Apple's and GCC refuses it; -fgnu89-inline and -fcommon keep the
+# old meaning of its `inline` functions and shared globals).
+#
+# The pairs, one thread each:
+#   tables:  the peer's `generator` answering `4` (bits an entry), `c 20` (complete to 20
+#            stones), `i` (info: its node count), `q` (save and quit), against
+#            `mancala-tb generate kalah:6:empty --max-seeds 20 --threads 1`.
+#   search:  Kalah(6,4) value and best move over those <=20-seed tables:
+#            `kalah-s -t 24 -e 20 s 4` (2^24-entry transposition table) against
+#            `mancala-tb solve kalah:6:empty --per-pit 4 --best-only --threads 1 --tt-mb 256`.
+# Each side is timed by GNU time (wall, user + system, peak resident memory). "nodes" is
+# the peer's "Nodes searched" (its generator's "Nodes") and our "positions searched" (our
+# generator's positions). ratio = peer / ours (> 1: ours is faster), of the wall time and
+# of the CPU time (user + system: under other jobs' load, the fairer of the two).
+# The raw output of every command goes to results/raw/vs-peer-UTCSTAMP.txt, the table
+# last. The machine's other load is printed (uptime) before and after: on a machine
+# shared with other jobs, the ratios move.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PEER=$(cd "${1:?usage: scripts/bench_vs_peer.sh PEER_DIR [BUILD_DIR]}" && pwd)
+B=$(cd "${2:-build}" && pwd)/tools/mancala-tb
+REPEAT=${REPEAT:-1}
+for exe in "$PEER/generator" "$PEER/kalah-s" "$B"; do
+  [ -x "$exe" ] || { echo "missing: $exe (see the header of $0 for the peer's build)" >&2; exit 2; }
+done
+mkdir -p results/raw
+RAW=results/raw/vs-peer-$(date -u +%Y%m%dT%H%M).txt
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
+{
+  echo "# scripts/bench_vs_peer.sh, $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "# processor: $cpu, $(nproc) cores; load before: $(uptime | sed 's/.*load average: //')"
+} > "$RAW"
+
+# Runs "$@" under GNU time in the folder $1, appending the command and its output to
+# $RAW and to $WORK/last; then sets wall, cpu, mem (MiB).
+timed() {
+  local dir=$1 input=$2
+  shift 2
+  echo "\$ (cd WORK/$(basename "$dir")) $*${input:+ <<< '$input'}" | sed "s|$WORK|WORK|g; s|$PEER|PEER|g; s|$B|mancala-tb|g" >> "$RAW"
+  (cd "$dir" && printf '%b' "$input" | /usr/bin/time -v "$@") > "$WORK/last" 2>&1 || true
+  sed "s|$WORK|WORK|g; s|$PEER|PEER|g; s|$B|mancala-tb|g" "$WORK/last" >> "$RAW"
+  wall=$(grep -o 'Elapsed (wall clock) time (h:mm:ss or m:ss): .*' "$WORK/last" | awk '{print $NF}' |
+         awk -F: '{ if (NF == 3) print $1 * 3600 + $2 * 60 + $3; else print $1 * 60 + $2 }')
+  cpu_s=$(awk '/User time|System time/ { s += $NF } END { printf "%.2f", s }' "$WORK/last")
+  mem=$(awk '/Maximum resident/ { printf "%.0f", $NF / 1024 }' "$WORK/last")
+}
+
+ratio() { awk -v a="$pw" -v b="$wall" -v c="$pc" -v d="$cpu_s" 'BEGIN { printf "ratio %.2fx wall, %.2fx cpu", a / b, c / d }'; }
+rows=()
+row() { rows+=("$(printf '%-34s %9s %9s %13s %9s  %s' "$@")"); }
+
+mkdir -p "$WORK/peer" "$WORK/ours"
+for ((r = 1; r <= REPEAT; r++)); do
+  rm -rf "$WORK/peer/endgame.dat" "$WORK/ours/tables"
+  # Tables to 20 seeds.
+  timed "$WORK/peer" '4\nc 20\ni\nq\n' "$PEER/generator" endgame.dat
+  pw=$wall pc=$cpu_s; row "peer tables <=20 (generator c 20)" "$wall" "$cpu_s" "$(awk '/^ *Nodes:/ {print $2}' "$WORK/last" | tail -1)" "$mem" ""
+  timed "$WORK/ours" '' "$B" generate kalah:6:empty --max-seeds 20 --threads 1 --out tables
+  row "ours tables <=20 (generate)" "$wall" "$cpu_s" "$(grep -o 'kalah_6_empty  *[0-9]* seeds.*' "$WORK/last" >/dev/null; awk '/positions/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^positions/) n = $i} END {print n}' "$WORK/last")" "$mem" \
+      "$(ratio)"
+  # Kalah(6,4) value and best move.
+  timed "$WORK/peer" '' "$PEER/kalah-s" -t 24 -e 20 -E endgame.dat s 4
+  pw=$wall pc=$cpu_s
+  row "peer kalah(6,4) (kalah-s -t 24)" "$wall" "$cpu_s" "$(awk '/Nodes searched/ {print $3}' "$WORK/last" | tail -1)" "$mem" \
+      "$(grep -m1 '^Move:' "$WORK/last" || echo '(no answer)')"
+  timed "$WORK/ours" '' "$B" solve kalah:6:empty --per-pit 4 --tables tables --best-only --threads 1 --tt-mb 256 --no-pv
+  row "ours kalah(6,4) (solve --best-only)" "$wall" "$cpu_s" "$(grep -o '[0-9]* positions searched' "$WORK/last" | head -1 | awk '{print $1}')" "$mem" \
+      "$(ratio), value $(awk '/^  value/ {print $2; exit}' "$WORK/last"), best move $(awk '/^  move/ {print $2; exit}' "$WORK/last")"
+done
+
+{
+  echo
+  echo "# load after: $(uptime | sed 's/.*load average: //')"
+  printf '%-34s %9s %9s %13s %9s  %s\n' job wall_s cpu_s nodes peak_MiB notes
+  printf '%s\n' "${rows[@]}"
+} | tee -a "$RAW"
+echo "raw output: $RAW"

@@ -1,0 +1,172 @@
+// Kalah positions as the search holds them (internal to search/src): two 16-byte
+// halves, sowing by precomputed masks, a hash of four words, the table rank from the
+// pits.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "mancala/index.h"
+#include "mancala/variant.h"
+
+namespace mancala::search_detail {
+
+// Kalah positions for the search (side to move South, no stores): the mover's pits
+// in bytes 0..15, the other side's in bytes 16..31 (pits per side m <= 12), so that
+// turning the board round swaps two halves, a lap of seeds is one addition per word,
+// and the hash reads four words. Sowing s seeds from pit i puts s / L seeds in every
+// pit and the store (L = 2m + 1 steps) and one more in each of the s % L steps after i:
+// both are masks precomputed per (i, s % L), with the store's seeds and the last step.
+struct KPos {
+  std::uint64_t w[4];  // KPos{} is empty
+  std::uint8_t* b() { return reinterpret_cast<std::uint8_t*>(w); }
+  const std::uint8_t* b() const { return reinterpret_cast<const std::uint8_t*>(w); }
+};
+
+__extension__ typedef unsigned __int128 U128;
+inline std::uint64_t mum(std::uint64_t a, std::uint64_t b) {
+  const U128 r = static_cast<U128>(a) * b;
+  return static_cast<std::uint64_t>(r) ^ static_cast<std::uint64_t>(r >> 64);
+}
+inline std::uint64_t kpos_hash(const KPos& p) {
+  const std::uint64_t a = mum(p.w[0] ^ 0xA0761D6478BD642Full, p.w[2] ^ 0xE7037ED1A0B428DBull);
+  return mum(a ^ p.w[1] ^ 0x8EBC6AF09C88C6E3ull, p.w[3] ^ 0x589965CC75374CC3ull);
+}
+// Sum of the bytes of a word whose byte sum is below 256.
+inline int byte_sum(std::uint64_t x) { return static_cast<int>((x * 0x0101010101010101ull) >> 56); }
+
+// A move of a Kalah position.
+struct KKid {
+  KPos next;  // turned round unless `again`
+  int gain;   // seeds the mover stores (sown and captured)
+  int seeds;  // seeds left on the board
+  int index;  // the move's index among the moves (the order of Variant::children)
+  int pit;
+  bool again;
+  bool over;  // one side of `next` is empty: the game is over
+};
+
+class KalahBoard {
+ public:
+  KalahBoard() = default;
+  // Ranks for up to `max_seeds` seeds on the board.
+  KalahBoard(int m, bool empty_capture, int max_seeds) : m_(m), L_(2 * m + 1), empty_(empty_capture), kW(std::max(max_seeds, 0) + 1) {
+    for (int i = 0; i < m; ++i) {
+      lap_.b()[i] = 1;
+      lap_.b()[16 + i] = 1;
+    }
+    sow_.resize(static_cast<std::size_t>(m * L_));
+    for (int i = 0; i < m; ++i)
+      for (int rest = 0; rest < L_; ++rest) {
+        Sow& s = sow_[static_cast<std::size_t>(i * L_ + rest)];
+        for (int k = 1, step = i + 1; k <= rest; ++k, ++step) {
+          if (step == L_) step = 0;
+          if (step == m) ++s.store;
+          else ++s.add.b()[step < m ? step : 16 + step - m - 1];
+        }
+        s.last = (i + rest) % L_;
+      }
+    // rank(x) = sum_{j < P-1} B(j, m_j) - B(j, m_j - x_j), B(j, r) = binom(r + P-1-j, P-1-j) (index.h)
+    const int P = 2 * m;
+    ways_.assign(static_cast<std::size_t>(P) * kW, 0);
+    for (int j = 0; j < P; ++j)
+      for (int r = 0; r < kW; ++r) {
+        const int top = r + P - 1 - j, k = P - 1 - j;
+        Index c = 1;
+        for (int t = 1; t <= k; ++t) c = c * static_cast<Index>(top - k + t) / static_cast<Index>(t);
+        ways_[static_cast<std::size_t>(j * kW + r)] = c;
+      }
+  }
+  int m() const { return m_; }
+
+  KPos from(const Position& p) const {
+    KPos q{};
+    for (int i = 0; i < m_; ++i) {
+      q.b()[i] = p.pits[static_cast<std::size_t>(i)];
+      q.b()[16 + i] = p.pits[static_cast<std::size_t>(m_ + i)];
+    }
+    return q;
+  }
+  Position to(const KPos& q) const {
+    Position p;
+    for (int i = 0; i < m_; ++i) {
+      p.pits[static_cast<std::size_t>(i)] = q.b()[i];
+      p.pits[static_cast<std::size_t>(m_ + i)] = q.b()[16 + i];
+    }
+    return p;
+  }
+  static int south(const KPos& q) { return byte_sum(q.w[0]) + byte_sum(q.w[1]); }
+  static bool over(const KPos& q) { return (q.w[0] | q.w[1]) == 0 || (q.w[2] | q.w[3]) == 0; }
+
+  // The moves of q (k seeds on the board, not over), in pit order: Kalah::children.
+  int children(const KPos& q, int k, KKid* out) const {
+    int n = 0;
+    const std::uint8_t* a = q.b();
+    for (int i = 0; i < m_; ++i) {
+      const int s = a[i];
+      if (s == 0) continue;
+      KKid& c = out[n];
+      c.index = n++;
+      c.pit = i;
+      KPos r = q;
+      r.b()[i] = 0;
+      const int laps = s / L_, rest = s - laps * L_;
+      const Sow& w = sow_[static_cast<std::size_t>(i * L_ + rest)];
+      const std::uint64_t l = static_cast<std::uint64_t>(laps);
+      for (int j = 0; j < 4; ++j) r.w[j] += l * lap_.w[j] + w.add.w[j];
+      int gain = laps + w.store;
+      c.again = w.last == m_;
+      if (w.last < m_ && r.b()[w.last] == 1) {
+        std::uint8_t& f = r.b()[16 + m_ - 1 - w.last];
+        if (f > 0 || empty_) {
+          gain += f + 1;
+          f = 0;
+          r.b()[w.last] = 0;
+        }
+      }
+      if (c.again) {
+        c.next = r;
+      } else {
+        c.next.w[0] = r.w[2];
+        c.next.w[1] = r.w[3];
+        c.next.w[2] = r.w[0];
+        c.next.w[3] = r.w[1];
+      }
+      c.gain = gain;
+      c.seeds = k - gain;
+      c.over = over(c.next);
+    }
+    return n;
+  }
+
+  // The rank of q among the distributions of `seeds` seeds over the 2m pits in the
+  // order of Position (ClassIndex of a plain class; checked by rank_matches).
+  Index rank(const KPos& q, int seeds) const {
+    const std::uint8_t* a = q.b();
+    const Index* b = ways_.data();
+    Index r = 0;
+    int left = seeds;
+    const int P = 2 * m_;
+    for (int j = 0; j < P - 1; ++j, b += kW) {
+      const int x = a[j < m_ ? j : 16 + j - m_];
+      r += b[left] - b[left - x];
+      left -= x;
+    }
+    return r;
+  }
+
+ private:
+  struct Sow {
+    KPos add{};
+    int store = 0, last = 0;
+  };
+  int m_ = 0, L_ = 1;
+  bool empty_ = true;
+  int kW = 1;
+  KPos lap_{};
+  std::vector<Sow> sow_;
+  std::vector<Index> ways_;
+};
+
+}  // namespace mancala::search_detail

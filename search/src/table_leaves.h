@@ -1,0 +1,193 @@
+// The search's one way to the tables (internal to search/src): every exact leaf of
+// every engine is read here, through the probe library's reader (Tablebase::table,
+// TableFile::read_block). A class's blocks are decompressed on first use (a search
+// touches few positions of the large classes) into one array of the whole class
+// (huge pages asked for: table reads are random).
+#pragma once
+
+#include <stdlib.h>
+#include <sys/mman.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "kalah_board.h"
+#include "mancala/probe.h"
+#include "mancala/search.h"
+#include "search_core.h"
+
+namespace mancala::search_detail {
+
+// A class of the tables.
+struct TableSlot {
+  std::once_flag once;
+  std::shared_ptr<TableFile> file;
+  std::shared_ptr<const ClassIndex> index;  // with the table's position list, if any
+  std::optional<SearchError> error;
+  std::uint64_t block_positions = 1;
+  int width = 1;
+  std::unique_ptr<std::atomic<bool>[]> loaded;  // per block
+  struct Free {
+    void operator()(std::uint8_t* p) const { std::free(p); }
+  };
+  std::unique_ptr<std::uint8_t[], Free> values;
+  std::mutex mu;
+  bool plain_rank = false;  // Kalah: rank = the distribution rank of the pits (KalahBoard::rank)
+};
+
+class TableLeaves {
+ public:
+  // Errors go to `fail`, which records them and returns kStop.
+  using Fail = std::function<int(SearchError)>;
+
+  // The classes of `tables` for v (none without tables: max_seeds() is -1). Error:
+  // the tables hold no class of v. `board` (Kalah, else null) ranks plain classes
+  // when it ranks them as their index does; it must outlive this.
+  std::optional<SearchError> open(std::shared_ptr<const Tablebase> tables, VariantPtr v, Fail fail) {
+    tables_ = std::move(tables);
+    variant_ = std::move(v);
+    fail_ = std::move(fail);
+    if (!tables_) return std::nullopt;
+    const auto keys = tables_->classes(variant_->name());
+    if (keys.empty())
+      return SearchError{SearchError::MissingTable, tables_->dir().string() + " holds no tables for " + variant_->name()};
+    for (const ClassKey& k : keys) {
+      slots_.emplace(k, std::make_unique<TableSlot>());
+      max_ = std::max(max_, k.seeds);
+    }
+    for (int n = 0; n <= max_; ++n) plain_.push_back(slots_.find(ClassKey{0, n}));
+    return std::nullopt;
+  }
+  void rank_by(const KalahBoard* board) { board_ = board; }
+  int max_seeds() const { return max_; }
+
+  // Exact value of p from the tables, nullopt if its class is not tabled or p not
+  // indexed; kStop if the tables fail (a missing class, a read error).
+  std::optional<int> value(Ctx& c, const Position& p, const ClassKey& key) {
+    if (max_ < 0 || key.seeds > max_ || !variant_->tabled(p)) return std::nullopt;
+    const auto it = key.state == 0 ? plain_[static_cast<std::size_t>(key.seeds)] : slots_.find(key);
+    if (it == slots_.end()) return missing(key);
+    TableSlot* slot = open_slot(key, *it->second);
+    if (!slot) return kStop;
+    if (!slot->index->contains(p)) return std::nullopt;
+    return at(c, *slot, slot->index->rank(p));
+  }
+
+  // Kalah: the open slot of the class of `seeds` seeds (<= max_seeds()), or null
+  // (missing or unreadable: the error recorded).
+  TableSlot* kalah_slot(int seeds) {
+    const auto it = plain_[static_cast<std::size_t>(seeds)];
+    if (it == slots_.end()) {
+      missing(ClassKey{0, seeds});
+      return nullptr;
+    }
+    return open_slot(ClassKey{0, seeds}, *it->second);
+  }
+  // Kalah: the exact value of a tabled position of `seeds` seeds (<= max_seeds()), or
+  // nullopt where the tables do not index it (kStop: the tables failed).
+  std::optional<int> kalah_value(Ctx& c, const KPos& q, int seeds) {
+    TableSlot* slot = kalah_slot(seeds);
+    if (!slot) return kStop;
+    if (slot->plain_rank) return at(c, *slot, board_->rank(q, seeds));
+    const Position p = board_->to(q);
+    if (!slot->index->contains(p)) return std::nullopt;
+    return at(c, *slot, slot->index->rank(p));
+  }
+
+  // The value of rank `rank` of an open slot, its block decompressed on first use
+  // (kStop: the block could not be read).
+  int at(Ctx& c, TableSlot& slot, Index rank) {
+    const std::size_t b = static_cast<std::size_t>(rank / slot.block_positions);
+    if (!slot.loaded[b].load(std::memory_order_acquire)) {
+      std::lock_guard lock(slot.mu);
+      if (!slot.loaded[b].load(std::memory_order_acquire)) {
+        auto blk = slot.file->read_block(b);
+        if (!blk) return fail_(blk.error());
+        std::memcpy(slot.values.get() + b * slot.block_positions * static_cast<std::size_t>(slot.width), blk->data(), blk->size());
+        slot.loaded[b].store(true, std::memory_order_release);
+      }
+    }
+    ++c.table_hits;
+    const std::uint8_t* data = slot.values.get();
+    const std::size_t i = static_cast<std::size_t>(rank) * static_cast<std::size_t>(slot.width);
+    if (slot.width == 1) return static_cast<std::int8_t>(data[i]);
+    return static_cast<Value>(static_cast<std::uint16_t>(data[i] | (data[i + 1] << 8)));
+  }
+
+ private:
+  using Slots = std::unordered_map<ClassKey, std::unique_ptr<TableSlot>, ClassKeyHash>;
+
+  // The class's slot with its file and index open (once), or null (the error recorded).
+  TableSlot* open_slot(const ClassKey& key, TableSlot& slot) {
+    std::call_once(slot.once, [&] {
+      auto t = tables_->table(*variant_, key);
+      if (!t) {
+        slot.error = t.error();
+        return;
+      }
+      auto idx = (*t)->index(*variant_);
+      if (!idx) {
+        slot.error = idx.error();
+        return;
+      }
+      slot.file = *t;
+      slot.index = *idx;
+      const TableHeader& h = (*t)->header();
+      slot.block_positions = h.block_positions;
+      slot.width = static_cast<int>(h.value_width);
+      slot.loaded.reset(new std::atomic<bool>[h.blocks()]());
+      constexpr std::size_t kHuge = 2u << 20;
+      const std::size_t bytes = (static_cast<std::size_t>(h.positions) * h.value_width + kHuge - 1) / kHuge * kHuge;
+      slot.values.reset(static_cast<std::uint8_t*>(std::aligned_alloc(kHuge, std::max(bytes, kHuge))));
+      if (!slot.values) {
+        slot.error = SearchError{SearchError::OutOfMemory, "out of memory for the table of class " + to_string(key, variant_->pits())};
+        return;
+      }
+#ifdef MADV_HUGEPAGE
+      madvise(slot.values.get(), std::max(bytes, kHuge), MADV_HUGEPAGE);
+#endif
+      slot.plain_rank = board_ && rank_matches(*slot.index, key.seeds);
+    });
+    if (slot.error) {
+      fail_(*slot.error);
+      return nullptr;
+    }
+    return &slot;
+  }
+
+  // Whether a plain class's index ranks positions as KalahBoard::rank does (a few
+  // positions checked; otherwise the index's own rank is used).
+  bool rank_matches(const ClassIndex& idx, int seeds) const {
+    if (idx.subset() || idx.live_pits() != variant_->pits() || seeds > max_) return false;
+    const Index n = idx.size();
+    if (n == 0) return false;
+    for (Index r : {Index{0}, n / 3, n / 2, n - 1}) {
+      const Position p = idx.unrank(r);
+      if (board_->rank(board_->from(p), seeds) != r) return false;
+    }
+    return true;
+  }
+
+  int missing(const ClassKey& key) {
+    return fail_({SearchError::MissingTable, "the tables in " + tables_->dir().string() + " reach " + std::to_string(max_) +
+                                                 " seeds but lack class " + to_string(key, variant_->pits()) + " of " +
+                                                 variant_->name()});
+  }
+
+  std::shared_ptr<const Tablebase> tables_;
+  VariantPtr variant_;
+  Fail fail_;
+  const KalahBoard* board_ = nullptr;
+  Slots slots_;
+  int max_ = -1;
+  std::vector<Slots::iterator> plain_;  // slots_.find of the classes with no marks or flags, by seeds
+};
+
+}  // namespace mancala::search_detail
