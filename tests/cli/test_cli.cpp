@@ -518,6 +518,56 @@ TEST(Cli, ProbeStreamAnswersEveryLineInOrder) {
   EXPECT_EQ(lines(args.out)[2], out[6]);
 }
 
+// Bytes that are not UTF-8 (issue 31): each such line is answered with an error that is
+// itself valid JSON (the bad bytes echoed as U+FFFD), and the stream goes on; on the
+// command line the positions after such a one are still answered.
+TEST(Cli, ProbeSurvivesBytesThatAreNotUtf8) {
+  const TableDir tb("oware --max-seeds 5");
+  const std::string good = "oware 1,0,0,2,0,0/0,1,0,0,1,0 S";
+  const std::vector<std::string> input = {
+      "owar\xe9 1,0,0,2,0,0/0,1,0,0,1,0 S",  // Latin-1
+      good + " \xff",                         // a byte never in UTF-8
+      "oware \xc0\xaf,0,0,2,0,0/0,1,0,0,1,0 S",  // an overlong '/'
+      "oware 1,0,0,2,0,0/0,1,0,0,1,0 \xe2\x82",  // cut short
+      good,
+      "owar\xc3\xa9 1,0,0,2,0,0/0,1,0,0,1,0 S",  // UTF-8, but not a variant
+  };
+  std::string text;
+  for (const auto& l : input) text += l + "\n";
+  const Outcome r = run_with_input("probe '" + tb.path + "' -", text);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const auto out = lines(r.out);
+  ASSERT_EQ(out.size(), input.size()) << r.out;
+  std::vector<nlohmann::json> j;
+  for (const auto& l : out) j.push_back(nlohmann::json::parse(l));  // throws if not UTF-8 JSON
+  const std::pair<std::size_t, const char*> bad[] = {
+      {0, "byte 0xE9 at offset 4"}, {1, "byte 0xFF at offset 32"}, {2, "byte 0xC0 at offset 6"}, {3, "byte 0xE2 at offset 30"}};
+  for (const auto& [i, where] : bad) {
+    EXPECT_EQ(j[i]["code"], "bad_position") << out[i];
+    EXPECT_NE(j[i]["error"].get<std::string>().find(std::string("not UTF-8 text: ") + where), std::string::npos) << out[i];
+    EXPECT_NE(j[i]["input"].get<std::string>().find("\xef\xbf\xbd"), std::string::npos) << out[i];  // U+FFFD
+  }
+  EXPECT_EQ(j[4]["position"], good);
+  EXPECT_EQ(j[5]["code"], "bad_position");
+  EXPECT_EQ(j[5]["input"], input[5]);
+  EXPECT_NE(j[5]["error"].get<std::string>().find("unknown variant"), std::string::npos) << out[5];
+  // On the command line: the bad position gets its error, the next one its answer.
+  for (const std::string mode : {" --json", ""}) {
+    const Outcome args = run("probe '" + tb.path + "' '" + input[0] + "' '" + good + "'" + mode);
+    EXPECT_EQ(args.code, 1) << mode;
+    if (mode.empty()) {
+      EXPECT_NE(args.err.find("not UTF-8 text"), std::string::npos) << args.err;
+      EXPECT_EQ(args.out.rfind(good + "\n  value", 0), 0u) << args.out;
+    } else {
+      const auto got = lines(args.out);
+      ASSERT_EQ(got.size(), 2u) << args.out;
+      EXPECT_EQ(nlohmann::json::parse(got[0])["code"], "bad_position");
+      EXPECT_EQ(got[1], out[4]);
+    }
+  }
+}
+
 // Every position-taking command takes the position as one argument or split.
 TEST(Cli, PositionsQuotedOrSplit) {
   for (const std::string cmd : {"moves", "solve", "play --quiet", "perft"}) {

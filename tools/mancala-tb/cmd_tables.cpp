@@ -57,9 +57,46 @@ struct ProbeAnswer {
   std::expected<ProbeResult, TableError> result = std::unexpected(TableError{TableError::Internal, ""});
 };
 
+// Where the first byte of `s` that is not part of well-formed UTF-8 is (no overlong
+// forms, no surrogates, nothing past U+10FFFF), or npos.
+std::size_t invalid_utf8_at(std::string_view s) {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    std::size_t n = 0;  // continuation bytes
+    unsigned char lo = 0x80, hi = 0xBF;  // allowed range of the first continuation byte
+    if (b < 0x80) n = 0;
+    else if (b >= 0xC2 && b <= 0xDF) n = 1;
+    else if (b >= 0xE0 && b <= 0xEF) n = 2, lo = b == 0xE0 ? 0xA0 : 0x80, hi = b == 0xED ? 0x9F : 0xBF;
+    else if (b >= 0xF0 && b <= 0xF4) n = 3, lo = b == 0xF0 ? 0x90 : 0x80, hi = b == 0xF4 ? 0x8F : 0xBF;
+    else return i;
+    for (std::size_t k = 1; k <= n; ++k) {
+      if (i + k >= s.size()) return i;
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if (c < (k == 1 ? lo : 0x80) || c > (k == 1 ? hi : 0xBF)) return i;
+    }
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
+// A JSON line; text that is not UTF-8 (only ever in an error's echo of the input) has
+// its bad bytes replaced by U+FFFD instead of ending the stream.
+std::string json_line(const nlohmann::ordered_json& o) {
+  return o.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
 ProbeAnswer probe_one(const Tablebase& tb, const std::string& input) {
   ProbeAnswer a;
   try {
+    if (const std::size_t at = invalid_utf8_at(input); at != std::string_view::npos) {
+      char byte[8];
+      std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned>(static_cast<unsigned char>(input[at])));
+      a.result = std::unexpected(TableError{TableError::BadPosition, "not UTF-8 text: byte " + std::string(byte) +
+                                                                         " at offset " + std::to_string(at) +
+                                                                         " (positions are ASCII, docs/notation.md)"});
+      return a;
+    }
     auto pp = parse_position(input);
     if (!pp) {
       a.result = std::unexpected(pp.error());
@@ -116,8 +153,13 @@ int run_probe(const std::string& dir, const std::vector<std::string>& args, bool
     std::string line;
     while (std::getline(std::cin, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      const ProbeAnswer ans = probe_one(*tb, line);  // errors are answers here, not failures
-      std::fputs((answer_json(line, ans).dump() + "\n").c_str(), stdout);
+      std::string answer;
+      try {
+        answer = json_line(answer_json(line, probe_one(*tb, line)));  // errors are answers here, not failures
+      } catch (const std::exception& e) {  // nothing a line holds may end the stream
+        answer = json_line({{"input", line}, {"error", e.what()}, {"code", std::string(error_code_name(TableError::Internal))}});
+      }
+      std::fputs((answer + "\n").c_str(), stdout);
       std::fflush(stdout);
     }
     return status;
@@ -126,11 +168,11 @@ int run_probe(const std::string& dir, const std::vector<std::string>& args, bool
     const ProbeAnswer ans = probe_one(*tb, text);
     if (!ans.result) {
       status = 1;
-      if (json) std::printf("%s\n", answer_json(text, ans).dump().c_str());
+      if (json) std::printf("%s\n", json_line(answer_json(text, ans)).c_str());
       else std::fprintf(stderr, "mancala-tb probe: %s: %s\n", text.c_str(), ans.result.error().message.c_str());
       continue;
     }
-    if (json) std::printf("%s\n", answer_json(text, ans).dump().c_str());
+    if (json) std::printf("%s\n", json_line(answer_json(text, ans)).c_str());
     else print_text(ans);
   }
   return status;
