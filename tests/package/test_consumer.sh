@@ -3,7 +3,7 @@
 #   install to a temporary prefix, then probe a generated table from
 #   1. a separate CMake project: find_package(mancala), mancala::probe (C++) and mancala::probe_c (C)
 #   2. a plain `cc -std=c99 consumer.c -lmancala_probe` (paths given by CPATH/LIBRARY_PATH only)
-#   3. a pkg-config build
+#   3. pkg-config builds: the C API (mancala_probe) and the C++ library (mancala)
 # and check each answer against `mancala-tb probe --json`.
 # usage: test_consumer.sh BUILD_DIR WORK_DIR C_COMPILER CXX_COMPILER
 set -euo pipefail
@@ -58,6 +58,12 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig
 # shellcheck disable=SC2046
 "$cc" -std=c99 -o "$work/pkgconfig_c" "$here/consumer/consumer.c" $(pkg-config --cflags --libs mancala_probe)
 check "pkg-config mancala_probe" "$work/pkgconfig_c"
+# and the C++ library through pkg-config alone: its Cflags carry the standard the
+# headers need (g++ 12 defaults to C++17, where <expected> is missing).
+# shellcheck disable=SC2046
+"$cxx" -o "$work/pkgconfig_cxx" "$here/consumer/consumer.cpp" $(pkg-config --cflags --libs mancala)
+check "pkg-config mancala (C++)" "$work/pkgconfig_cxx"
+[ "$(pkg-config --variable=cxx_std mancala)" = c++23 ] || { echo "FAIL: pkg-config mancala: no cxx_std"; status=1; }
 [ "$(pkg-config --modversion mancala_probe)" = "$("$prefix/bin/mancala-tb" --version | cut -d' ' -f2)" ] \
   || { echo "FAIL: pkg-config version differs from mancala-tb --version"; status=1; }
 
