@@ -79,26 +79,34 @@ ParsedPosition parse(const std::string& text) {
   return *pp;
 }
 
+// Plies to the end of a win/loss game; None for a score game (a margin has no length).
+std::optional<int> py_plies(GameKind kind, Value v) {
+  if (kind == GameKind::Score) return std::nullopt;
+  return plies_of(v);
+}
+
 struct PyMove {
   std::string move;
-  int value = 0, plies = 0;
+  int value = 0;
+  std::optional<int> plies;
   std::pair<int, int> gains;
   std::string repr() const {
-    return "Move(move='" + move + "', value=" + std::to_string(value) + (plies ? ", plies=" + std::to_string(plies) : "") + ")";
+    return "Move(move='" + move + "', value=" + std::to_string(value) + (plies ? ", plies=" + std::to_string(*plies) : "") + ")";
   }
 };
 
 struct PyResult {
   std::string position;
   std::string kind;  // "score" or "win_loss"
-  int value = 0, plies = 0;
+  int value = 0;
+  std::optional<int> plies;
   bool from_children = false;
   std::vector<PyMove> moves;
   std::optional<PyMove> best() const { return moves.empty() ? std::nullopt : std::optional<PyMove>(moves.front()); }
   std::string outcome() const { return value > 0 ? "win" : value < 0 ? "loss" : "draw"; }
   std::string repr() const {
     return "Result(position='" + position + "', value=" + std::to_string(value) +
-           (kind == "win_loss" ? ", plies=" + std::to_string(plies) : "") + ", moves=" + std::to_string(moves.size()) + ")";
+           (plies ? ", plies=" + std::to_string(*plies) : "") + ", moves=" + std::to_string(moves.size()) + ")";
   }
 };
 
@@ -131,10 +139,10 @@ class PyTablebase {
     out.position = format_position(v, pp.position, pp.side);
     out.kind = v.kind() == GameKind::Score ? "score" : "win_loss";
     out.value = py_value(v.kind(), r->value);
-    out.plies = plies_of(r->value);
+    out.plies = py_plies(v.kind(), r->value);
     out.from_children = r->from_children;
     for (const auto& m : r->moves)
-      out.moves.push_back({v.move_name(m.move), py_value(v.kind(), m.value), plies_of(m.value),
+      out.moves.push_back({v.move_name(m.move), py_value(v.kind(), m.value), py_plies(v.kind(), m.value),
                            {m.child.gain_mover, m.child.gain_opponent}});
     return out;
   }
@@ -225,7 +233,7 @@ PYBIND11_MODULE(mancala_tb, m) {
   py::class_<PyMove>(m, "Move", "A legal move and its value for the mover.")
       .def_readonly("move", &PyMove::move, "the move's name, as `mancala-tb moves` writes it")
       .def_readonly("value", &PyMove::value, "value of the move for the mover (margin, or +1/0/-1)")
-      .def_readonly("plies", &PyMove::plies, "win/loss games: plies to the end after this move")
+      .def_readonly("plies", &PyMove::plies, "win/loss games: plies to the end after this move; None in score games")
       .def_readonly("gains", &PyMove::gains, "seeds won by (mover, opponent) on this move")
       .def("__repr__", &PyMove::repr);
 
@@ -233,7 +241,7 @@ PYBIND11_MODULE(mancala_tb, m) {
       .def_readonly("position", &PyResult::position, "the position, normalised notation")
       .def_readonly("kind", &PyResult::kind, "'score' (value: margin of seeds) or 'win_loss' (value: +1/0/-1)")
       .def_readonly("value", &PyResult::value, "the margin the side to move can force, or +1/0/-1")
-      .def_readonly("plies", &PyResult::plies, "win/loss games: plies to the end under best play (0: draw)")
+      .def_readonly("plies", &PyResult::plies, "win/loss games: plies to the end under best play (0: draw); None in score games")
       .def_readonly("from_children", &PyResult::from_children, "the position itself is not tabled: valued from its moves")
       .def_readonly("moves", &PyResult::moves, "every legal move, best first")
       .def_property_readonly("best", &PyResult::best, "the best move (None when the game is over)")

@@ -1,8 +1,10 @@
 // The C API: every entry point catches everything; errors become codes and a
 // per-thread message.
+#include <climits>
 #include <cstring>
 #include <exception>
 #include <string>
+#include <vector>
 
 #include "mancala/mancala_probe.h"
 #include "mancala/notation.h"
@@ -47,6 +49,49 @@ int c_value(mancala::GameKind k, mancala::Value v) {
   return v > 0 ? 1 : v < 0 ? -1 : 0;
 }
 
+// Plies to the end of a win/loss game; a margin has no length: 0 (mancala_probe.h).
+int c_plies(mancala::GameKind k, mancala::Value v) { return k == mancala::GameKind::Score ? 0 : mancala::plies_of(v); }
+
+// Copies a string with its NUL into a fixed field; false if it does not fit.
+template <std::size_t N>
+bool put_text(char (&field)[N], const std::string& text) {
+  if (text.size() >= N) return false;
+  std::memcpy(field, text.c_str(), text.size() + 1);
+  return true;
+}
+
+// One legal move as the C API's turn (mancala_probe.h, mtb_turn): the position after
+// it, the gains, and whether the game is over after it with what the end adds.
+mtb_error fill_turn(const mancala::ParsedPosition& pp, const mancala::Child& c, mtb_turn& t) {
+  using namespace mancala;
+  const Variant& v = *pp.variant;
+  std::memset(&t, 0, sizeof t);
+  const Side next_side = c.same_side ? pp.side : opposite(pp.side);
+  if (!put_text(t.move, v.move_name(c.move)) ||
+      (!c.game_over && !put_text(t.position, format_position(v, c.next, next_side))))
+    return fail(MTB_ERR_INTERNAL, "a move name or a position is longer than the C API's fields");
+  t.gain_mover = c.gain_mover;
+  t.gain_opponent = c.gain_opponent;
+  t.same_side = c.same_side ? 1 : 0;
+  bool over = c.game_over;
+  Value next_value = 0;  // the child's own value when the game is over after the move
+  if (!over) {
+    std::vector<Child> after;
+    v.children(c.next, after);
+    if (after.empty()) {
+      over = true;
+      next_value = v.terminal_value(c.next);
+    }
+  }
+  if (over) {
+    t.game_over = 1;
+    // What the move is worth (variant.h move_value), less what its gains already hold.
+    const int worth = c_value(v.kind(), move_value(v.kind(), c, next_value));
+    t.end_value = v.kind() == GameKind::Score ? worth - (c.gain_mover - c.gain_opponent) : worth;
+  }
+  return MTB_OK;
+}
+
 template <class F>
 mtb_error guarded(F&& f) {
   try {
@@ -75,6 +120,7 @@ const char* mtb_error_string(mtb_error e) {
     case MTB_ERR_CORRUPT: return "corrupt table";
     case MTB_ERR_IO: return "i/o error";
     case MTB_ERR_INTERNAL: return "internal error";
+    case MTB_ERR_MOVE: return "illegal move";
   }
   return "unknown error code";
 }
@@ -110,7 +156,7 @@ mtb_error mtb_probe(mtb_tables* tb, const char* position, mtb_result* out) {
     if (!r) return from_table_error(r.error());
     out->kind = v.kind() == mancala::GameKind::Score ? MTB_SCORE : MTB_WIN_LOSS;
     out->value = c_value(v.kind(), r->value);
-    out->plies = mancala::plies_of(r->value);
+    out->plies = c_plies(v.kind(), r->value);
     for (const auto& m : r->moves) {
       if (out->move_count >= MTB_MAX_MOVES) break;
       mtb_move& cm = out->moves[out->move_count++];
@@ -138,8 +184,44 @@ mtb_error mtb_value(mtb_tables* tb, const char* position, int* value, int* plies
       r = pr->value;
     }
     *value = c_value(v.kind(), *r);
-    if (plies) *plies = mancala::plies_of(*r);
+    if (plies) *plies = c_plies(v.kind(), *r);
     return MTB_OK;
+  });
+}
+
+mtb_error mtb_moves(const char* position, mtb_turn* turns, int capacity, int* count) {
+  return guarded([&] {
+    if (!position || !count || capacity < 0 || (!turns && capacity > 0))
+      return fail(MTB_ERR_ARGUMENT, "mtb_moves: NULL argument or negative capacity");
+    *count = 0;
+    auto pp = mancala::parse_position(position);
+    if (!pp) return fail(MTB_ERR_POSITION, pp.error().message);
+    std::vector<mancala::Child> kids;
+    pp->variant->children(pp->position, kids);
+    if (kids.size() > static_cast<std::size_t>(INT_MAX)) return fail(MTB_ERR_INTERNAL, "mtb_moves: too many moves");
+    *count = static_cast<int>(kids.size());
+    if (!turns) return MTB_OK;  // the count only
+    if (*count > capacity)
+      return fail(MTB_ERR_ARGUMENT, "mtb_moves: " + std::to_string(*count) + " legal moves, room for " +
+                                        std::to_string(capacity));
+    for (std::size_t i = 0; i < kids.size(); ++i)
+      if (const mtb_error e = fill_turn(*pp, kids[i], turns[i]); e != MTB_OK) return e;
+    return MTB_OK;
+  });
+}
+
+mtb_error mtb_play(const char* position, const char* move, mtb_turn* out) {
+  return guarded([&] {
+    if (!position || !move || !out) return fail(MTB_ERR_ARGUMENT, "mtb_play: NULL argument");
+    auto pp = mancala::parse_position(position);
+    if (!pp) return fail(MTB_ERR_POSITION, pp.error().message);
+    const mancala::Variant& v = *pp->variant;
+    std::vector<mancala::Child> kids;
+    v.children(pp->position, kids);
+    for (const mancala::Child& c : kids)
+      if (v.move_name(c.move) == move) return fill_turn(*pp, c, *out);
+    if (kids.empty()) return fail(MTB_ERR_MOVE, std::string("mtb_play: the game is over in ") + position);
+    return fail(MTB_ERR_MOVE, std::string("mtb_play: '") + move + "' is not a legal move of " + position);
   });
 }
 

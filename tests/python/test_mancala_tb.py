@@ -115,6 +115,16 @@ def test_pits_and_side(tables):
     assert imb.probe("imbelece", pits, "S").kind == "win_loss"
 
 
+def test_plies_only_in_win_loss_games(tables):
+    """A margin has no length: plies is None in score games (not plies_of a margin)."""
+    r = mancala_tb.open(tables["oware"]).probe("oware 0,0,0,0,0,2/2,2,0,0,0,0 S")
+    assert r.kind == "score" and r.value == 6
+    assert r.plies is None and all(m.plies is None for m in r.moves)
+    assert "plies" not in repr(r) and "plies" not in repr(r.moves[0])
+    w = mancala_tb.open(tables["imbelece"]).probe(GAMES[-1][2])
+    assert w.kind == "win_loss" and isinstance(w.plies, int) and all(isinstance(m.plies, int) for m in w.moves)
+
+
 def test_best_move_is_worth_the_value(tables):
     tb = mancala_tb.open(tables["oware"])
     r = tb.probe("oware 1,0,0,2,0,0/0,1,0,0,1,0 S")

@@ -23,8 +23,16 @@
  * and zstd dependencies), or pkg-config --cflags --libs mancala_probe, or
  * find_package(mancala) and the target mancala::probe_c in CMake.
  *
- * Thread-safety: mtb_probe and mtb_value may be called concurrently on one handle;
- * mtb_open/mtb_close must not race with other calls on the same handle.
+ * Thread-safety (also written at each function): mtb_probe and mtb_value may be called
+ * concurrently on one handle; mtb_open/mtb_close must not race with other calls on the
+ * same handle. The rules functions (mtb_moves, mtb_play) take no handle and share no
+ * state: any thread, any time.
+ *
+ * Playing a game through the library (no rules of one's own; docs/probe.md):
+ *   mtb_probe(tb, pos, &r)                  the best move: r.moves[0].name
+ *   mtb_play(pos, r.moves[0].name, &t)      t.position is the next position,
+ *                                           t.gain_mover/t.gain_opponent what the move won,
+ *                                           t.game_over (then t.end_value) the end
  */
 #ifndef MANCALA_PROBE_H
 #define MANCALA_PROBE_H
@@ -42,9 +50,13 @@ extern "C" {
 
 /* Version of this C interface (its ABI); the library's own version is mtb_version(). */
 #define MTB_VERSION_MAJOR 1
-#define MTB_VERSION_MINOR 0
+#define MTB_VERSION_MINOR 1
 #define MTB_MAX_MOVES 64
-#define MTB_MOVE_NAME 32
+#define MTB_MOVE_NAME 32 /* mtb_move.name: an Enkeshui name of 7 or more lap choices may be cut */
+/* Room for any move name with its NUL ("23:cw" and 19 choices ",ccw": 82 bytes). */
+#define MTB_MOVE_TEXT 96
+/* Room for a position in the notation with its NUL: the longest is about 130 bytes. */
+#define MTB_POSITION_TEXT 256
 
 typedef struct mtb_tables mtb_tables; /* opaque handle */
 
@@ -55,7 +67,8 @@ typedef enum {
   MTB_ERR_NOT_FOUND = 3, /* the folder or the table a position needs is missing */
   MTB_ERR_CORRUPT = 4,   /* a table failed its checksums or does not match */
   MTB_ERR_IO = 5,        /* reading failed */
-  MTB_ERR_INTERNAL = 6   /* anything else (out of memory, ...) */
+  MTB_ERR_INTERNAL = 6,  /* anything else (out of memory, ...) */
+  MTB_ERR_MOVE = 7       /* mtb_play: the move is not legal in the position (since 1.1) */
 } mtb_error;
 /* The library's mancala::Error codes (mancala/error.h, docs/errors.md) map to these:
      invalid_argument -> MTB_ERR_ARGUMENT      bad_position  -> MTB_ERR_POSITION
@@ -77,7 +90,8 @@ typedef struct {
   /* MTB_SCORE: the margin the side to move can force with the seeds still in play.
      MTB_WIN_LOSS: +1 win, 0 draw, -1 loss for the side to move; `plies` to the end. */
   int value;
-  int plies;
+  int plies; /* MTB_WIN_LOSS: plies to the end under best play (0: a draw, or no move left);
+                MTB_SCORE: always 0 (a margin has no length) */
   int move_count; /* moves[0..move_count) best first, at most MTB_MAX_MOVES */
   mtb_move moves[MTB_MAX_MOVES];
 } mtb_result;
@@ -97,10 +111,52 @@ MTB_API mtb_error mtb_open(const char* dir, mtb_tables** out);
 MTB_API void mtb_close(mtb_tables* tb);
 
 /* Value and ranked moves of a position given in the project notation
-   ("VARIANT PITS SIDE [FLAGS]"). */
+   ("VARIANT PITS SIDE [FLAGS]"). Returns MTB_OK and fills *out (value, plies, the moves
+   best first), or an error code (MTB_ERR_POSITION: malformed; MTB_ERR_NOT_FOUND: the
+   position or one of its moves needs a table the folder lacks; MTB_ERR_ARGUMENT: NULL).
+   Thread-safe: may be called concurrently on one handle. */
 MTB_API mtb_error mtb_probe(mtb_tables* tb, const char* position, mtb_result* out);
-/* Only the value (cheaper: no move list). */
+/* Only the value (cheaper: no move list); plies may be NULL, and is 0 for MTB_SCORE
+   games. Same errors and thread-safety as mtb_probe. */
 MTB_API mtb_error mtb_value(mtb_tables* tb, const char* position, int* value, int* plies);
+
+/* ---- The rules, without tables (since 1.1) ---------------------------------------- */
+
+/* One legal move of a position and what it leads to.
+   The game is over after the move (game_over = 1) either because the move ends it
+   (Cenne's last seeds; then position is "") or because the side to move in `position`
+   has no legal move; end_value is then what the end adds for the mover beyond the
+   gains: MTB_SCORE, the margin of the seeds the rules share out at the end (0 when the
+   gains already hold them); MTB_WIN_LOSS, +1 the mover has won, -1 lost, 0 a draw.
+   So over a whole game the sum, from one side's view, of gain_mover - gain_opponent
+   (+ end_value at the end) is the margin of the game: what mtb_probe's value promises. */
+typedef struct {
+  char move[MTB_MOVE_TEXT];         /* the move's name: "3", "pass", "2:cw,ccw" (whole, never cut) */
+  char position[MTB_POSITION_TEXT]; /* the position after the move, in the notation (its side to
+                                       move as written there); "" when the move ends the game */
+  int gain_mover, gain_opponent;    /* seeds the move wins for the mover and the opponent */
+  int same_side;                    /* 1: the mover moves again (Kalah's store); 0: the opponent moves */
+  int game_over;                    /* 1: the game is over after this move (see above) */
+  int end_value;                    /* game_over: what the end adds for the mover (see above); else 0 */
+} mtb_turn;
+
+/* Every legal move of a position, in the rules engine's order (that of `mancala-tb
+   moves`), each with the turn it makes. *count receives the number of legal moves, 0
+   when the game is over (a position's final value is then mtb_value's, or the end_value
+   of the turn that led to it). turns may be NULL with capacity 0 to ask the count only;
+   otherwise turns[0..*count) are written if *count <= capacity, and MTB_ERR_ARGUMENT is
+   returned (with *count set, nothing written) if capacity is too small: MTB_MAX_MOVES
+   is enough for every game but Enkeshui, whose direction privilege can give more.
+   Returns MTB_OK, MTB_ERR_POSITION (malformed or impossible position), MTB_ERR_ARGUMENT
+   (NULL position or count, capacity < 0 or too small) or MTB_ERR_INTERNAL (out of
+   memory, or a limit of the rules engine: Enkeshui's turns from one pit beyond 65,536).
+   No tables, no handle: thread-safe, may be called from any thread at any time. */
+MTB_API mtb_error mtb_moves(const char* position, mtb_turn* turns, int capacity, int* count);
+/* Plays one legal move, given by its name (as mtb_moves and mtb_probe name it), and
+   writes the turn to *out. Returns MTB_OK, MTB_ERR_MOVE (not a legal move of the
+   position, or none: the game is over), MTB_ERR_POSITION, MTB_ERR_ARGUMENT (NULL) or
+   MTB_ERR_INTERNAL. Thread-safe like mtb_moves. */
+MTB_API mtb_error mtb_play(const char* position, const char* move, mtb_turn* out);
 
 #ifdef __cplusplus
 }
