@@ -21,6 +21,7 @@
 
 #include "mancala/notation.h"
 #include "mancala/probe.h"
+#include "mancala/turn.h"
 #include "mancala/version.h"
 
 namespace py = pybind11;
@@ -110,12 +111,13 @@ struct PyResult {
   }
 };
 
-// One turn played by the rules engine.
+// One turn played by the rules engine (the C API's mtb_turn, mancala_probe.h).
 struct PyTurn {
   std::string move;
-  std::optional<std::string> position;  // the position after it; None when the game is over
+  std::optional<std::string> position;  // the position after it; None when the move itself ends the game
   std::pair<int, int> gains;             // seeds won by the mover and the opponent
   bool game_over = false, same_side = false;
+  int end_value = 0;  // game over: what the end adds for the mover beyond the gains
 };
 
 class PyTablebase {
@@ -182,9 +184,12 @@ std::vector<PyTurn> turns_of(const std::string& text) {
     PyTurn t;
     t.move = v.move_name(c.move);
     t.gains = {c.gain_mover, c.gain_opponent};
-    t.game_over = c.game_over;
     t.same_side = c.same_side;
     if (!c.game_over) t.position = format_position(v, c.next, c.same_side ? pp.side : opposite(pp.side));
+    if (const std::optional<Value> worth = value_if_over(v, c)) {
+      t.game_over = true;
+      t.end_value = py_value(v.kind(), *worth) - (v.kind() == GameKind::Score ? c.gain_mover - c.gain_opponent : 0);
+    }
     out.push_back(std::move(t));
   }
   return out;
@@ -250,9 +255,13 @@ PYBIND11_MODULE(mancala_tb, m) {
 
   py::class_<PyTurn>(m, "Turn", "One move played by the rules engine.")
       .def_readonly("move", &PyTurn::move)
-      .def_readonly("position", &PyTurn::position, "the position after the move (None when the game is over)")
+      .def_readonly("position", &PyTurn::position, "the position after the move (None when the move itself ends the game)")
       .def_readonly("gains", &PyTurn::gains, "seeds won by (mover, opponent)")
-      .def_readonly("game_over", &PyTurn::game_over)
+      .def_readonly("game_over", &PyTurn::game_over,
+                    "the game is over after the move: the move ends it, or the side to move next has no move")
+      .def_readonly("end_value", &PyTurn::end_value,
+                    "game over: what the end adds for the mover beyond the gains (score: the margin of the\n"
+                    "seeds the rules share out; win/loss: +1/0/-1); 0 while the game goes on")
       .def_readonly("same_side", &PyTurn::same_side, "the mover moves again")
       .def("__repr__", [](const PyTurn& t) {
         return "Turn(move='" + t.move + "', position=" + (t.position ? "'" + *t.position + "'" : "None") + ")";

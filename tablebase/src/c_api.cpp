@@ -3,12 +3,14 @@
 #include <climits>
 #include <cstring>
 #include <exception>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "mancala/mancala_probe.h"
 #include "mancala/notation.h"
 #include "mancala/probe.h"
+#include "mancala/turn.h"
 #include "mancala/version.h"
 
 struct mtb_tables {
@@ -73,21 +75,10 @@ mtb_error fill_turn(const mancala::ParsedPosition& pp, const mancala::Child& c, 
   t.gain_mover = c.gain_mover;
   t.gain_opponent = c.gain_opponent;
   t.same_side = c.same_side ? 1 : 0;
-  bool over = c.game_over;
-  Value next_value = 0;  // the child's own value when the game is over after the move
-  if (!over) {
-    std::vector<Child> after;
-    v.children(c.next, after);
-    if (after.empty()) {
-      over = true;
-      next_value = v.terminal_value(c.next);
-    }
-  }
-  if (over) {
+  if (const std::optional<Value> worth = value_if_over(v, c)) {
+    // What the move is worth, less what its gains already hold (score games).
     t.game_over = 1;
-    // What the move is worth (variant.h move_value), less what its gains already hold.
-    const int worth = c_value(v.kind(), move_value(v.kind(), c, next_value));
-    t.end_value = v.kind() == GameKind::Score ? worth - (c.gain_mover - c.gain_opponent) : worth;
+    t.end_value = c_value(v.kind(), *worth) - (v.kind() == GameKind::Score ? c.gain_mover - c.gain_opponent : 0);
   }
   return MTB_OK;
 }

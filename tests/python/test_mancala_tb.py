@@ -58,10 +58,13 @@ def random_positions(root, rng):
             if not moves:
                 break
             turn = mancala_tb.play(pos, rng.choice(moves))
-            if turn.game_over:
+            if turn.position is None:
                 break
             pos = turn.position
             seen.append(pos)
+            if turn.game_over:
+                assert mancala_tb.legal_moves(pos) == [], pos
+                break
     return seen
 
 
@@ -129,9 +132,33 @@ def test_best_move_is_worth_the_value(tables):
     tb = mancala_tb.open(tables["oware"])
     r = tb.probe("oware 1,0,0,2,0,0/0,1,0,0,1,0 S")
     turn = mancala_tb.play(r.position, r.best.move)
-    after = 0 if turn.game_over else tb.value(turn.position)
     gain = turn.gains[0] - turn.gains[1]
-    assert r.value == gain + (after if turn.same_side else -after)
+    if turn.game_over:
+        assert r.value == gain + turn.end_value
+    else:
+        after = tb.value(turn.position)
+        assert r.value == gain + (after if turn.same_side else -after)
+
+
+def test_best_play_to_the_end_realises_the_value(tables):
+    """Kalah's best moves end the game (no cycles): the margin collected through play(),
+    the end's share-out included, is the value the tables gave at the start."""
+    tb = mancala_tb.open(tables["kalah"])
+    start = GAMES[2][2]
+    pos, sign, margin = start, 1, 0
+    for _ in range(200):
+        turn = mancala_tb.play(pos, tb.best_move(pos).move)
+        margin += sign * (turn.gains[0] - turn.gains[1] + turn.end_value)
+        if turn.game_over:
+            break
+        sign = sign if turn.same_side else -sign
+        pos = turn.position
+    assert turn.game_over
+    assert margin == tb.value(start)
+    # The end: South's last seed leaves its side empty; North keeps its 2 seeds.
+    end = mancala_tb.play("kalah:4:empty 0,0,1,0/1,1,1,0 S", "2")
+    assert (end.gains, end.game_over, end.end_value) == ((2, 0), True, -2)
+    assert end.position == "kalah:4:empty 0,0,0,0/0,1,1,0 N"
 
 
 def test_errors_are_exceptions(tables):
