@@ -202,6 +202,23 @@ static void test_rules(void) {
   CHECK(mtb_moves("kalah:4:empty 0,0,0,0/1,1,1,0 S", turns, MTB_MAX_MOVES, &count) == MTB_OK && count == 0);
   CHECK(mtb_play("kalah:4:empty 0,0,0,0/1,1,1,0 S", "0", &t) == MTB_ERR_MOVE);
   CHECK(strstr(mtb_last_error(NULL), "game is over") != NULL);
+  /* Enkeshui's direction privilege: 723 moves, names longer than mtb_move.name holds;
+     every one is listed whole and plays by its name. */
+  {
+    const char* privileged = "enkeshui:8 1,1,2,2,1,10,2,1/1,1,3,1,1,0,0,1 S";
+    mtb_turn* many = all_turns(privileged, &count);
+    size_t longest = 0;
+    CHECK(many != NULL && count == 723);
+    for (i = 0; many && i < count; ++i) {
+      if (strlen(many[i].move) > longest) longest = strlen(many[i].move);
+      if (strlen(many[i].move) >= MTB_MOVE_NAME) {
+        CHECK(mtb_play(privileged, many[i].move, &t) == MTB_OK);
+        CHECK(memcmp(&t, &many[i], sizeof t) == 0);
+      }
+    }
+    CHECK(longest >= MTB_MOVE_NAME);
+    free(many);
+  }
   /* Errors. */
   CHECK(mtb_play(start, "6", &t) == MTB_ERR_MOVE);
   CHECK(strstr(mtb_last_error(NULL), "not a legal move") != NULL);
