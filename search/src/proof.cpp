@@ -136,7 +136,7 @@ class Prover {
 std::expected<ProofResult, SearchError> prove_within(VariantPtr v, const Position& p, ProofOptions options) {
   if (v->kind() != GameKind::WinLoss)
     return std::unexpected(SearchError{SearchError::BadPosition,
-                                       v->name() + " is scored by seeds, not won or lost: use the search (solve without --max-plies)"});
+                                       v->name() + " is scored by seeds, not won or lost: its value is for the search, not a proof"});
   if (const std::string e = v->check(p); !e.empty()) return std::unexpected(SearchError{SearchError::BadPosition, e});
   const int max_plies = std::clamp(options.max_plies, 0, 2000);
   Prover prover(v, options);
@@ -162,7 +162,7 @@ std::expected<ProofResult, SearchError> prove_within(VariantPtr v, const Positio
       }
     }
   } catch (const std::bad_alloc&) {  // the allocator's own exception, caught where it can occur
-    return fail_with(Error::OutOfMemory, "out of memory: lower --tt-mb");
+    return fail_with(Error::OutOfMemory, "out of memory in the proof");
   }
   if (prover.stopped() == Error::Cancelled) return fail_with(Error::Cancelled, "proof: cancelled");
   out.nodes = prover.nodes();

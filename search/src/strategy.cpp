@@ -102,7 +102,7 @@ class SafetyGame {
     mask_ = slots - 1;
     // calloc: the pages of the slot array are touched only when used.
     slots_.reset(static_cast<std::uint32_t*>(std::calloc(slots, sizeof(std::uint32_t))));
-    if (!slots_) fail(Error::OutOfMemory, "out of memory for the strategy proof's hash slots: lower --tt-mb");
+    if (!slots_) fail(Error::OutOfMemory, "out of memory for the strategy proof's hash slots");
     keys_.reserve(std::min<std::uint64_t>(cap_, 1u << 20));
     start_ = Clock::now();
   }
@@ -186,7 +186,7 @@ class SafetyGame {
       }
     }
     if (keys_.size() >= cap_ || bytes() > opt_.memory_bytes) {
-      fail(Error::TableTooSmall, "the strategy proof outgrew its memory: raise --tt-mb");
+      fail(Error::TableTooSmall, "the strategy proof outgrew its memory");
       return kNone;
     }
     const auto id = static_cast<std::uint32_t>(keys_.size());
@@ -408,7 +408,7 @@ std::expected<SafetyResult, SearchError> prove_safe(VariantPtr v, const Position
     SafetyGame game(v, std::move(options));
     return game.run(p, defender_is_mover);
   } catch (const std::bad_alloc&) {  // the allocator's own exception (the graph's vectors)
-    return fail_with(Error::TableTooSmall, "out of memory: lower --tt-mb");
+    return fail_with(Error::OutOfMemory, "out of memory in the strategy proof");
   }
 }
 

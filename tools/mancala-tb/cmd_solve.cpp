@@ -33,17 +33,6 @@ void put_value(Json& o, GameKind kind, Value v) {
   }
 }
 
-// A search that failed: 130 after Ctrl-C, else the error as one line (exit 2, or 1
-// when `usage` is false: a failure of the search itself, not of the request).
-int search_failed(const SearchError& e, bool usage = true) {
-  if (e.code == SearchError::Cancelled) {
-    std::fprintf(stderr, "mancala-tb solve: interrupted\n");
-    return 130;
-  }
-  if (usage) throw UsageError(e.message);
-  throw std::runtime_error(e.message);
-}
-
 // A search's error with what to do about it in this command's terms (the search
 // names no flag or command).
 SearchError with_hint(SearchError e, const Variant& v, const std::shared_ptr<const Tablebase>& tables) {
@@ -57,6 +46,17 @@ SearchError with_hint(SearchError e, const Variant& v, const std::shared_ptr<con
     e.message += max < 0 ? "; make some with: " + make + " (or solve without --tables)" : "; make it with: " + make;
   }
   return e;
+}
+
+// A search that failed: 130 after Ctrl-C, else the error as one line (exit 2, or 1
+// when `usage` is false: a failure of the search itself, not of the request).
+int search_failed(const SearchError& e, bool usage = true) {
+  if (e.code == SearchError::Cancelled) {
+    std::fprintf(stderr, "mancala-tb solve: interrupted\n");
+    return 130;
+  }
+  if (usage) throw UsageError(e.message);
+  throw std::runtime_error(e.message);
 }
 
 // Replays the principal variation with the rules engine, move by move from `root`
@@ -100,7 +100,8 @@ int prove(const VariantPtr& v, const ParsedPosition& pp, int max_plies, int tt_m
   };
   auto r = prove_within(v, pp.position, opt);
   bar.finish();
-  if (!r) return search_failed(r.error());
+  if (!r && v->kind() != GameKind::WinLoss) throw UsageError(r.error().message + " (solve without --max-plies)");
+  if (!r) return search_failed(with_hint(r.error(), *v, nullptr));
   const std::string pos = format_position(*v, pp.position, pp.side);
   const char* outcome = r->outcome == ProofResult::Win ? "win" : r->outcome == ProofResult::Loss ? "loss" : "open";
   std::vector<std::string> pv;
@@ -167,7 +168,7 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
   if (only) {  // one proof: can this side avoid losing?
     auto one = prove_safe(v, pp.position, *only == pp.side, opt);
     bar.finish();
-    if (!one) return search_failed(one.error());
+    if (!one) return search_failed(with_hint(one.error(), *v, nullptr));
     const std::string pos = format_position(*v, pp.position, pp.side);
     if (json) {
       Json o;
@@ -183,7 +184,7 @@ int decide(const VariantPtr& v, const ParsedPosition& pp, int tt_mb, int time_li
   }
   auto r = decide_win_loss(v, pp.position, opt);
   bar.finish();
-  if (!r) return search_failed(r.error());
+  if (!r) return search_failed(with_hint(r.error(), *v, nullptr));
   // A forced result: its plies by the depth-bounded proof (iterative deepening ends,
   // as the result is forced), within what is left of the time limit.
   std::optional<ProofResult> plies;
