@@ -91,6 +91,7 @@ struct PyMove {
   int value = 0;
   std::optional<int> plies;
   std::pair<int, int> gains;
+  std::optional<int> distance;  // Result.distances only
   std::string repr() const {
     return "Move(move='" + move + "', value=" + std::to_string(value) + (plies ? ", plies=" + std::to_string(*plies) : "") + ")";
   }
@@ -102,6 +103,7 @@ struct PyResult {
   int value = 0;
   std::optional<int> plies;
   bool from_children = false;
+  std::optional<int> distance;  // None without distance tables
   std::vector<PyMove> moves;
   std::optional<PyMove> best() const { return moves.empty() ? std::nullopt : std::optional<PyMove>(moves.front()); }
   std::string outcome() const { return value > 0 ? "win" : value < 0 ? "loss" : "draw"; }
@@ -143,9 +145,11 @@ class PyTablebase {
     out.value = py_value(v.kind(), r->value);
     out.plies = py_plies(v.kind(), r->value);
     out.from_children = r->from_children;
+    if (r->distances) out.distance = r->distance;
     for (const auto& m : r->moves)
       out.moves.push_back({v.move_name(m.move), py_value(v.kind(), m.value), py_plies(v.kind(), m.value),
-                           {m.child.gain_mover, m.child.gain_opponent}});
+                           {m.child.gain_mover, m.child.gain_opponent},
+                           r->distances ? std::optional<int>(m.distance) : std::nullopt});
     return out;
   }
 
@@ -240,6 +244,8 @@ PYBIND11_MODULE(mancala_tb, m) {
       .def_readonly("value", &PyMove::value, "value of the move for the mover (margin, or +1/0/-1)")
       .def_readonly("plies", &PyMove::plies, "win/loss games: plies to the end after this move; None in score games")
       .def_readonly("gains", &PyMove::gains, "seeds won by (mover, opponent) on this move")
+      .def_readonly("distance", &PyMove::distance,
+                    "plies to the next exit from the class after this move, by the distance tables (None without)")
       .def("__repr__", &PyMove::repr);
 
   py::class_<PyResult>(m, "Result", "The value of a position and of each of its moves, best first.")
@@ -248,7 +254,11 @@ PYBIND11_MODULE(mancala_tb, m) {
       .def_readonly("value", &PyResult::value, "the margin the side to move can force, or +1/0/-1")
       .def_readonly("plies", &PyResult::plies, "win/loss games: plies to the end under best play (0: draw); None in score games")
       .def_readonly("from_children", &PyResult::from_children, "the position itself is not tabled: valued from its moves")
-      .def_readonly("moves", &PyResult::moves, "every legal move, best first")
+      .def_readonly("distance", &PyResult::distance,
+                    "score games with cycles: plies to the next exit from the class along value-optimal play "
+                    "(docs/values.md); None without distance tables (generate --distances)")
+      .def_readonly("moves", &PyResult::moves,
+                    "every legal move, best first: by value, then by distance (shortest when ahead, longest when behind)")
       .def_property_readonly("best", &PyResult::best, "the best move (None when the game is over)")
       .def_property_readonly("outcome", &PyResult::outcome, "'win', 'draw' or 'loss' for the side to move")
       .def("__repr__", &PyResult::repr);
@@ -288,7 +298,7 @@ PYBIND11_MODULE(mancala_tb, m) {
           [](const PyTablebase& tb, const py::object& position, const py::object& pits, const std::string& side,
              const std::string& flags) { return tb.probe(position_text(position, pits, side, flags)).best(); },
           py::arg("position"), py::arg("pits") = py::none(), py::arg("side") = "S", py::arg("flags") = "",
-          "The best Move (None when the game is over).");
+          "The best Move (None when the game is over): with distance tables, one that realises the value.");
 
   m.def(
       "open", [](const std::string& dir) { return PyTablebase(dir); }, py::arg("dir"),

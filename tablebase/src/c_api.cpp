@@ -155,7 +155,10 @@ mtb_error mtb_probe(mtb_tables* tb, const char* position, mtb_result* out) {
       cm.value = c_value(v.kind(), m.value);
       cm.gain_mover = m.child.gain_mover;
       cm.gain_opponent = m.child.gain_opponent;
+      cm.distance = m.distance;
     }
+    out->distances = r->distances ? 1 : 0;
+    out->distance = r->distance;
     return MTB_OK;
   });
 }

@@ -29,13 +29,13 @@ std::uint32_t crc32(const void* data, std::size_t n) {
   return c.checksum();
 }
 
-std::string table_file_name(const std::string& variant, const ClassKey& key) {
+std::string table_file_name(const std::string& variant, const ClassKey& key, TableContent content) {
   std::string v = variant;
   for (char& c : v)
     if (c == ':') c = '_';
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key.state));
-  return v + "." + std::to_string(key.seeds) + "." + hex + ".mtb";
+  return v + "." + std::to_string(key.seeds) + "." + hex + (content == TableContent::Distances ? ".mtz" : ".mtb");
 }
 
 std::string check_class_key(const Variant& v, const ClassKey& key) {
@@ -80,8 +80,10 @@ bool parse_hex16(std::string_view s, std::uint64_t& out) {
 Result<TableName> parse_table_file_name(const std::string& name) {
   auto bad = [&](const std::string& why) { return fail_with(Error::InvalidArgument, name + ": " + why); };
   constexpr std::string_view ext = ".mtb";
-  if (name.size() <= ext.size() || name.compare(name.size() - ext.size(), ext.size(), ext) != 0)
+  const bool distances = name.ends_with(".mtz");
+  if (name.size() <= ext.size() || (!distances && !name.ends_with(ext)))
     return bad("not a table file name (VARIANT.SEEDS.STATE.mtb)");
+  const TableContent content = distances ? TableContent::Distances : TableContent::Values;
   const std::string_view stem = std::string_view(name).substr(0, name.size() - ext.size());
   const auto d2 = stem.rfind('.');
   const auto d1 = d2 == std::string_view::npos || d2 == 0 ? std::string_view::npos : stem.rfind('.', d2 - 1);
@@ -96,9 +98,10 @@ Result<TableName> parse_table_file_name(const std::string& name) {
   auto v = make_variant(spec);
   if (!v) return bad("unknown variant '" + spec + "'");
   const ClassKey key{state, static_cast<int>(seeds)};
-  if (table_file_name((*v)->name(), key) != name) return bad("not the canonical name of variant " + (*v)->name());
+  if (table_file_name((*v)->name(), key, content) != name) return bad("not the canonical name of variant " + (*v)->name());
   if (const std::string why = check_class_key(**v, key); !why.empty()) return bad("names " + why);
-  return TableName{*v, key};
+  if (distances && !has_distance_tables(**v)) return bad("distances of a variant that has none");
+  return TableName{*v, key, content};
 }
 
 // ---- Position lists --------------------------------------------------------
@@ -230,7 +233,7 @@ std::string encode_header(const TableHeader& h) {
   put64(s, h.subset_bytes);
   put16(s, static_cast<std::uint16_t>(h.variant.size()));
   put16(s, static_cast<std::uint16_t>(h.generator.size()));
-  put32(s, 0);
+  put32(s, static_cast<std::uint32_t>(h.content));
   s += h.variant;
   s += h.generator;
   for (const std::uint64_t o : h.block_offsets) put64(s, o);
@@ -257,8 +260,10 @@ bool write_all(int fd, const std::string& s) {
 
 std::expected<void, TableError> write_table(const fs::path& path, const Variant& v, const ClassKey& key,
                                             const std::vector<std::uint8_t>& value_bytes, int value_width,
-                                            int zstd_level, const std::vector<Index>* subset, int threads) {
+                                            int zstd_level, const std::vector<Index>* subset, int threads,
+                                            TableContent content) {
   TableHeader h;
+  h.content = content;
   h.variant = v.name();
   h.kind = static_cast<std::uint32_t>(v.kind());
   h.pits = static_cast<std::uint32_t>(v.pits());
@@ -479,7 +484,10 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
   h.subset_size = get64(fixed + 72);
   h.subset_bytes = get64(fixed + 80);
   const std::uint32_t vlen = get16(fixed + 88), glen = get16(fixed + 90);
-  if (get32(fixed + 92) != 0) return corrupt("reserved header field is not 0");
+  const std::uint32_t content = get32(fixed + 92);
+  if (content > static_cast<std::uint32_t>(TableContent::Distances))
+    return corrupt("content " + std::to_string(content) + " (0 values, 1 distances)");
+  h.content = static_cast<TableContent>(content);
   if (vlen == 0 || vlen > kMaxNameBytes || glen > kMaxNameBytes) return corrupt("implausible name lengths in the header");
   if (h.value_width != 1 && h.value_width != 2) return corrupt("value width " + std::to_string(h.value_width) + " (1 or 2)");
   if (h.block_positions == 0 || h.block_positions > kMaxBlockPositions)
@@ -528,9 +536,13 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
 }
 
 std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::path& path, const Variant& v,
-                                                                      const ClassKey& key) {
+                                                                      const ClassKey& key, TableContent content) {
   auto t = open(path);
   if (!t) return t;
+  if ((*t)->header().content != content)
+    return std::unexpected(TableError{TableError::Mismatch, path.string() + ": holds " +
+                                                                ((*t)->header().content == TableContent::Distances ? "distances" : "values") +
+                                                                ", expected " + (content == TableContent::Distances ? "distances" : "values")});
   if (auto ok = (*t)->check_against(v, key); !ok) return std::unexpected(ok.error());
   return t;
 }
@@ -555,7 +567,9 @@ std::expected<void, TableError> TableFile::check_against(const Variant& v, const
       f.zero_to != h.filter_to)
     return mismatch("class " + to_string(key, v.pits()) + " should hold " + std::to_string(idx.size()) +
                     " positions, the file says " + std::to_string(h.positions));
-  const std::uint32_t width = v.kind() == GameKind::Score ? 1 : 2;
+  const bool distances = h.content == TableContent::Distances;
+  if (distances && !has_distance_tables(v)) return mismatch("holds distances, which " + v.name() + " has none of");
+  const std::uint32_t width = v.kind() == GameKind::Score && !distances ? 1 : 2;
   if (h.value_width != width) return mismatch("value width differs");
   return {};
 }

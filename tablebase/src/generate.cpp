@@ -6,6 +6,7 @@
 #include <optional>
 #include <thread>
 
+#include "mancala/distances.h"
 #include "mancala/lower_store.h"
 #include "mancala/reachable.h"
 #include "mancala/solver_support.h"
@@ -34,6 +35,21 @@ std::expected<std::shared_ptr<ClassValues>, TableError> load_class(const fs::pat
   return std::make_shared<ClassValues>(**idx, v.kind(), std::move(*bytes));
 }
 
+namespace {
+
+// Whether `file` holds the distances of class `cls` (every block checked), for a
+// resumed run.
+bool distances_written(const fs::path& file, const Variant& v, const ClassValues& cls) {
+  std::error_code ec;
+  if (!fs::exists(file, ec)) return false;
+  auto t = TableFile::open(file, v, cls.index().key(), TableContent::Distances);
+  if (!t || (*t)->header().positions != cls.size()) return false;
+  auto all = (*t)->read_all();
+  return all && all->size() == cls.size() * 2;
+}
+
+}  // namespace
+
 Result<GenerateReport> generate_classes(const Variant& v, const std::vector<ClassKey>& keys, const GenerateOptions& opt,
                                         SolvedClasses& solved, const Subsets* subsets, const ClassLoopHooks& hooks) {
   using clock = std::chrono::steady_clock;
@@ -45,7 +61,8 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     // Temporary files of a killed run are never complete: remove them.
     for (const auto& e : fs::directory_iterator(opt.out, ec))
       if (const std::string name = e.path().filename().string();
-          name.find(".mtb.tmp.") != std::string::npos || name.starts_with(".mtb-spill."))  // spills are unlinked at once
+          name.find(".mtb.tmp.") != std::string::npos || name.find(".mtz.tmp.") != std::string::npos ||
+          name.starts_with(".mtb-spill."))  // spills are unlinked at once
         fs::remove(e.path(), ec);
   }
 
@@ -109,6 +126,28 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
       if (auto f = hooks.finished(w.number, w.file, *w.values, false, w.seconds); !f) return std::unexpected(f.error());
     return {};
   };
+  const bool with_distances = opt.distances && has_distance_tables(v);
+  // The distances of class `cls` (whole in memory, its exits in `solved`), unless
+  // its distance file is already there: computed and written at once, by every thread.
+  auto distances = [&](const ClassValues& cls) -> Result<void> {
+    if (!with_distances || !hooks.writer) return {};
+    const auto td = clock::now();
+    const fs::path file = opt.out / table_file_name(v.name(), cls.index().key(), TableContent::Distances);
+    if (distances_written(file, v, cls)) return {};
+    SolveOptions so;
+    so.threads = opt.threads;
+    so.budget = opt.budget;
+    auto d = solve_distances(v, cls, solved, so);
+    if (!d) return std::unexpected(d.error());
+    if (auto w = write_table(file, v, cls.index().key(), *d, 2, opt.zstd_level, cls.index().subset().get(), threads,
+                             TableContent::Distances);
+        !w)
+      return std::unexpected(w.error());
+    ++rep.distance_classes;
+    rep.distance_bytes += fs::file_size(file, ec);
+    rep.distance_seconds += std::chrono::duration<double>(clock::now() - td).count();
+    return {};
+  };
   for (int n = 0; n < total; ++n) {
     const ClassKey& key = keys[static_cast<std::size_t>(n)];
     if (auto stop = opt.budget.check("generate")) return std::unexpected(*stop);
@@ -153,6 +192,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     if (cls) {
       if (auto f = finish(); !f) return std::unexpected(f.error());  // events in class order
       store.add(solved, cls);
+      if (auto d = distances(*cls); !d) return std::unexpected(d.error());
       ++rep.classes_loaded;
       rep.positions += cls->size();
       if (hooks.writer) rep.file_bytes += fs::file_size(file, ec);
@@ -200,6 +240,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     if (!values) return std::unexpected(values.error());
     if (auto f = finish(); !f) return std::unexpected(f.error());  // the class before, written meanwhile
     store.add(solved, *values);
+    if (auto d = distances(**values); !d) return std::unexpected(d.error());
     ++rep.classes_solved;
     rep.positions += (*values)->size();
     pending.emplace(Written{n + 1, key, file, *values, stats.sweeps, std::chrono::duration<double>(clock::now() - tc).count(), {}});

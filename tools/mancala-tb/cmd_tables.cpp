@@ -34,6 +34,11 @@ std::string human_bytes(double b) {
   return buf;
 }
 
+std::string pad(std::string s, std::size_t width) {
+  if (s.size() < width) s.resize(width, ' ');
+  return s;
+}
+
 std::shared_ptr<Tablebase> open_or_throw(const std::string& dir) {
   auto tb = Tablebase::open(dir);
   if (!tb) throw UsageError(tb.error().message);
@@ -127,20 +132,29 @@ nlohmann::ordered_json answer_json(const std::string& input, const ProbeAnswer& 
     jm["move"] = v.move_name(m.move);
     put_value(jm, v.kind(), m.value);
     jm["gains"] = {m.child.gain_mover, m.child.gain_opponent};
+    if (a.result->distances) jm["distance"] = m.distance;
     o["moves"].push_back(std::move(jm));
   }
+  if (a.result->distances) o["distance"] = a.result->distance;
+  if (a.result->distances_missing) o["distances"] = "missing";
   return o;
 }
 
 void print_text(const ProbeAnswer& a) {
   const Variant& v = *a.pp->variant;
   const auto& r = *a.result;
-  std::printf("%s\n  value %s%s\n", format_position(v, a.pp->position, a.pp->side).c_str(), value_text(v.kind(), r.value).c_str(),
+  std::printf("%s\n  value %s%s%s\n", format_position(v, a.pp->position, a.pp->side).c_str(), value_text(v.kind(), r.value).c_str(),
+              r.distances && r.value != 0 ? (", leaves the class in " + std::to_string(r.distance)).c_str() : "",
               r.from_children ? " (from its moves: the position itself is not in the tables)" : "");
+  if (r.distances_missing)
+    std::printf("  no distance tables (generate --distances): moves ordered by value alone, the first may not realise it\n");
   if (r.moves.empty()) std::printf("  no legal move: the game is over\n");
-  for (const auto& m : r.moves)
-    std::printf("  move %-12s %-10s gains %d/%d\n", v.move_name(m.move).c_str(), value_text(v.kind(), m.value).c_str(),
-                m.child.gain_mover, m.child.gain_opponent);
+  for (const auto& m : r.moves) {
+    const std::string line = "  move " + pad(v.move_name(m.move), 12) + " " + pad(value_text(v.kind(), m.value), 10) +
+                             " gains " + std::to_string(m.child.gain_mover) + "/" + std::to_string(m.child.gain_opponent);
+    if (r.distances) std::printf("%-46s distance %d\n", line.c_str(), m.distance);
+    else std::printf("%s\n", line.c_str());
+  }
 }
 
 int run_probe(const std::string& dir, const std::vector<std::string>& args, bool json) {
@@ -183,7 +197,7 @@ struct GenerateArgs {
   int max_seeds = -1, threads = 0, level = 9, max_millions = 200;
   std::int64_t memory_mb = -1;  // -1: the default of GenerateOptions
   std::string out, method = "auto";
-  bool verbose = false;
+  bool verbose = false, distances = false;
 };
 
 int run_generate(const GenerateArgs& g) {
@@ -204,6 +218,10 @@ int run_generate(const GenerateArgs& g) {
   opt.out = g.out;
   opt.threads = g.threads;
   opt.zstd_level = g.level;
+  opt.distances = g.distances;
+  if (g.distances && !has_distance_tables(*v))
+    std::fprintf(stderr, "mancala-tb generate: note: %s has no distance tables (its value-optimal moves realise the value): "
+                 "--distances writes none\n", v->name().c_str());
   if (g.method == "sweeps") opt.method = SolveOptions::Method::Sweeps;
   else if (g.method == "levels") opt.method = SolveOptions::Method::Levels;
   else if (g.method == "acyclic") opt.method = SolveOptions::Method::Acyclic;
@@ -264,6 +282,11 @@ int run_generate(const GenerateArgs& g) {
               v->name().c_str(), opt.max_seeds, rep->classes_solved, rep->classes_loaded,
               static_cast<unsigned long long>(rep->positions), human_bytes(static_cast<double>(rep->file_bytes)).c_str(),
               rep->positions ? static_cast<double>(rep->file_bytes) / static_cast<double>(rep->positions) : 0.0, rep->seconds);
+  if (opt.distances && has_distance_tables(*v))
+    std::printf("distances: %d classes computed, %s on disk (%.3f bytes/position), %.2f s of the total\n",
+                rep->distance_classes, human_bytes(static_cast<double>(rep->distance_bytes)).c_str(),
+                rep->positions ? static_cast<double>(rep->distance_bytes) / static_cast<double>(rep->positions) : 0.0,
+                rep->distance_seconds);
   if (verbose)
     std::printf("memory budget %llu MiB: %d classes read through the page cache (%llu hits, %llu pages read, peak %s); "
                 "lower classes freed after the first sweep of %d classes\n",
@@ -438,6 +461,10 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
                   "frees them after its first sweep, which reads them all, for the later sweeps' kept moves")
         ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
     c->add_flag("--verbose", g->verbose, "one line per class on stdout (seeds, positions, rounds, time, bytes)");
+    c->add_flag("--distances", g->distances,
+                "also the distance tables (.mtz beside each .mtb) of a score game with cycles: the plies to the next "
+                "exit from the class along value-optimal moves, by which probe's best move realises the value "
+                "(docs/values.md)");
     c->add_option("--method", g->method,
                   "auto (default), sweeps, levels or acyclic: the in-class algorithm; levels needs "
                   "un-moves (Oware, Kalah), acyclic in-class moves that never repeat (Kalah); all give "

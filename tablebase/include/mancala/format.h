@@ -27,7 +27,8 @@
 //   80        8       S: position-list bytes (compressed)
 //   88        2       V: variant name bytes, 1 <= V <= kMaxNameBytes
 //   90        2       G: generator bytes, G <= kMaxNameBytes
-//   92        4       reserved, 0
+//   92        4       content (TableContent): 0 values, 1 distances (distances.h:
+//                     value width 2, unsigned plies; score games with cycles only)
 //   96        V       variant name, e.g. "kalah:6:empty" (printable ASCII)
 //   96+V      G       generator, e.g. "mancala-tb 0.1.0" (printable ASCII)
 //   96+V+G    8(N+1)  block offsets o_0 = 0 < o_1 < ... < o_N, from the first block
@@ -64,6 +65,7 @@
 #include <string>
 #include <vector>
 
+#include "mancala/distance_tables.h"
 #include "mancala/error.h"
 #include "mancala/index.h"
 #include "mancala/variant.h"
@@ -77,6 +79,11 @@ constexpr std::uint32_t kDefaultBlockPositions = 1u << 16;
 constexpr std::uint32_t kMaxBlockPositions = 1u << 24;  // a block decompresses to at most 32 MiB
 constexpr std::uint32_t kMaxNameBytes = 64;
 constexpr std::uint32_t kFixedHeaderBytes = 96;
+
+// What a table file holds: the values of its positions (VARIANT.SEEDS.STATE.mtb), or
+// their distances to the next exit along value-optimal moves (distances.h; the same
+// name with .mtz, value width 2: unsigned 16-bit plies).
+enum class TableContent : std::uint32_t { Values = 0, Distances = 1 };
 
 struct TableHeader {
   std::string variant;           // canonical variant name, e.g. "kalah:6:empty"
@@ -95,6 +102,7 @@ struct TableHeader {
   std::uint64_t subset_size = 0; // reachable-set tables: positions held (= positions)
   std::uint64_t subset_bytes = 0;
   std::uint32_t subset_crc = 0;
+  TableContent content = TableContent::Values;
 
   // Only meaningful once the header has been checked against a variant (seeds fits).
   ClassKey key() const { return ClassKey{state, static_cast<int>(seeds)}; }
@@ -105,16 +113,18 @@ struct TableHeader {
 // Mismatch, NotFound, BadPosition and Internal.
 using TableError = Error;
 
-// "oware.12.0000000000000000.mtb"
-std::string table_file_name(const std::string& variant, const ClassKey& key);
+// "oware.12.0000000000000000.mtb" (values), "oware.12.0000000000000000.mtz" (distances)
+std::string table_file_name(const std::string& variant, const ClassKey& key,
+                            TableContent content = TableContent::Values);
 
 // The inverse of table_file_name for a file name (no folder): the variant spec (':'
 // restored) and the class, or InvalidArgument saying why the name is impossible: not of the form
-// VARIANT.SEEDS.STATE.mtb (decimal seeds, 16 lower-case hex digits), an unknown or
+// VARIANT.SEEDS.STATE.mtb or .mtz (decimal seeds, 16 lower-case hex digits), an unknown or
 // non-canonical variant, or a class that variant cannot have (check_class_key).
 struct TableName {
   VariantPtr variant;
   ClassKey key;
+  TableContent content = TableContent::Values;
 };
 Result<TableName> parse_table_file_name(const std::string& name);
 
@@ -156,7 +166,7 @@ std::expected<void, Error> replace_file(const std::filesystem::path& path,
 std::expected<void, TableError> write_table(const std::filesystem::path& path, const Variant& v, const ClassKey& key,
                                             const std::vector<std::uint8_t>& value_bytes, int value_width,
                                             int zstd_level = 9, const std::vector<Index>* subset = nullptr,
-                                            int threads = 1);
+                                            int threads = 1, TableContent content = TableContent::Values);
 
 // A table file open for reading. Thread-safe: blocks are decompressed on demand into
 // a small cache under a mutex.
@@ -168,8 +178,11 @@ class TableFile {
   static std::expected<std::shared_ptr<TableFile>, TableError> open(const std::filesystem::path& path);
   // open() plus check_against(v, key): the way to open the file that should hold
   // class `key` of `v` (the key its name gives).
+  // `content`: what the file must hold (a distance file opened as values, or the
+  // reverse, is a Mismatch).
   static std::expected<std::shared_ptr<TableFile>, TableError> open(const std::filesystem::path& path,
-                                                                     const Variant& v, const ClassKey& key);
+                                                                     const Variant& v, const ClassKey& key,
+                                                                     TableContent content = TableContent::Values);
 
   const TableHeader& header() const { return header_; }
   const std::filesystem::path& path() const { return path_; }

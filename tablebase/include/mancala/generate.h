@@ -52,6 +52,11 @@ struct GenerateOptions {
   // beside them (generate.cpp; the next class reads them back from disk). Smaller
   // classes save less than that costs. Tests set it low.
   Index release_from = Index{1} << 22;
+  // Also the distance tables (.mtz beside each .mtb) of a variant that has them
+  // (has_distance_tables; distances.h): each class's distances are computed from its
+  // values once they are solved or loaded, and written after its value file, so a
+  // resumed run finds the values and makes the distances that are missing.
+  bool distances = false;
   std::function<void(const GenerateEvent&)> on_event;  // the core never prints
   Budget budget;  // cancel flag and deadline, checked between classes and inside each class
 };
@@ -62,6 +67,11 @@ struct GenerateReport {
   std::uint64_t positions = 0;
   std::uint64_t file_bytes = 0;
   double seconds = 0;
+  // Distance tables (GenerateOptions::distances): classes whose distances were
+  // computed, their files' bytes, the seconds spent computing and writing them.
+  int distance_classes = 0;
+  std::uint64_t distance_bytes = 0;
+  double distance_seconds = 0;
   // The memory budget (GenerateOptions::memory_bytes): classes read through the page
   // cache when the last class was solved, the cache's look-ups that found their page
   // and those that read it, and its largest size in bytes.

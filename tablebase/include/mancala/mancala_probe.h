@@ -49,8 +49,9 @@ extern "C" {
 #endif
 
 /* Version of this C interface (its ABI); the library's own version is mtb_version(). */
-#define MTB_VERSION_MAJOR 1
-#define MTB_VERSION_MINOR 1
+/* 2.0: distances in mtb_move and mtb_result (their layout changed); 1.1: mtb_moves, mtb_play. */
+#define MTB_VERSION_MAJOR 2
+#define MTB_VERSION_MINOR 0
 #define MTB_MAX_MOVES 64
 #define MTB_MOVE_NAME 32 /* mtb_move.name: an Enkeshui name of 7 or more lap choices may be cut */
 /* Room for any move name with its NUL ("23:cw" and 19 choices ",ccw": 82 bytes). */
@@ -83,6 +84,9 @@ typedef struct {
   char name[MTB_MOVE_NAME]; /* "3", "pass", "2:cw,ccw" */
   int value;                /* value of the move for the mover (same encoding as mtb_result.value) */
   int gain_mover, gain_opponent;
+  /* mtb_result.distances only: plies to the next move that leaves the class after this
+     move (1: it leaves; docs/values.md, "Distance to an exit"), else 0. */
+  int distance;
 } mtb_move;
 
 typedef struct {
@@ -94,6 +98,14 @@ typedef struct {
                 MTB_SCORE: always 0 (a margin has no length) */
   int move_count; /* moves[0..move_count) best first, at most MTB_MAX_MOVES */
   mtb_move moves[MTB_MAX_MOVES];
+  /* 1: the distance tables were read (score games with cycles, `generate --distances`):
+     `distance` is the position's and the moves are ordered by value, then by distance
+     (shortest first when the value is positive, longest when negative), so moves[0]
+     realises the value. 0: by value alone (Kalah and Imbelece have no distances: any
+     value-optimal play realises theirs; or the files are missing, then moves[0] keeps
+     the value but may let the game go on for ever). */
+  int distances;
+  int distance;
 } mtb_result;
 
 /* Version of the library, the project's (MANCALA_VERSION_STRING of mancala/version.h,

@@ -1,0 +1,50 @@
+// The distance that realises a value (docs/values.md, "Distance to an exit").
+//
+// Score games whose in-class moves can repeat a position (Oware, Djenon-aboure,
+// Kotu-baendum, Cenne, Enkeshui) hold endless play at 0: a margin alone says nothing
+// about progress, and two sides that only keep the value may circle for ever. With
+// the final values v of a class known, keep only its value-optimal moves (value(m) =
+// v(p)). The distance d(p) counts the plies to the next move that leaves the class
+// (an exit: seeds leave play, a mark changes, the game ends) along these moves, the
+// side ahead (v(p) > 0) taking the shortest, the side behind (v(p) < 0) the longest:
+//
+//   d(p) = 0                                        v(p) = 0, or p has no move
+//   d(p) = min over optimal m of  dist(m)           v(p) > 0
+//   d(p) = max over optimal m of  dist(m)           v(p) < 0
+//   dist(m) = 1 for an exit, 1 + d(child) for an in-class move
+//
+// taken as the least fixpoint (a position is decided when the side ahead has one
+// decided optimal move, the side behind all of them). It is finite wherever v(p) != 0:
+// v(p) = t > 0 means the mover is in the attractor of "a finite game worth >= t"
+// (retrograde.h), whose every step is an optimal move of the side ahead and whose
+// every reply an optimal move of the side behind leads to a lower rank. An in-class
+// optimal move keeps |v| (zero gain, side flips: v(child) = -v(p)), so the side ahead
+// playing a move of least dist and the other side any optimal move leave the class
+// within d(p) plies with the value kept: the value is realised.
+//
+// Method: one pass plays every position's moves once (values read from the class and
+// its exits), decides the positions of distance 1 and keeps, for each undecided
+// optimal in-class move p -> c, the edge c -> p; then breadth-first levels k = 1, 2,
+// ...: every parent q of a position decided at k is told; q ahead is decided at k + 1
+// at once, q behind when the last of its optimal in-class children is decided. The
+// levels are exact, so the result does not depend on the threads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "mancala/distance_tables.h"
+#include "mancala/retrograde.h"
+
+namespace mancala {
+
+// The distances of the class (has_distance_tables(v), distance_tables.h) `values` (solved, whole in memory) of `v`, 2 bytes a
+// position, little-endian, in index order (the layout of a distance table file).
+// `solved` holds the classes its exits go to. Uses options.threads and
+// options.budget. Errors: MissingTable, Cancelled / Limit, Internal (a distance
+// beyond 65535, or a position whose value is not 0 left undecided: the values are
+// not those of the class).
+Result<std::vector<std::uint8_t>> solve_distances(const Variant& v, const ClassValues& values,
+                                                  const SolvedClasses& solved, const SolveOptions& options = {});
+
+}  // namespace mancala

@@ -1,0 +1,239 @@
+// Distances to the next exit along value-optimal moves (distances.h states the
+// definition and the method).
+#include "mancala/distances.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_sort.h>
+#include <tbb/task_arena.h>
+
+#include <algorithm>
+#include <atomic>
+#include <limits>
+#include <mutex>
+
+#include "mancala/rules.h"
+#include "mancala/solver_support.h"
+
+namespace mancala {
+
+namespace {
+
+// An undecided optimal in-class move parent -> child, kept as the edge child -> parent.
+struct Edge {
+  std::uint32_t child, parent;
+  bool operator<(const Edge& o) const { return child < o.child || (child == o.child && parent < o.parent); }
+};
+
+constexpr std::uint32_t kMaxDistance = std::numeric_limits<std::uint16_t>::max();
+constexpr std::uint8_t kGameOver = 0xFF;  // behind_ of a position without a move (distance 0)
+
+template <class Rules>
+class DistanceSolver {
+ public:
+  DistanceSolver(const Rules& rules, const ClassValues& values, const SolvedClasses& solved, const SolveOptions& opt)
+      : rules_(rules), values_(values), index_(values.index()), solved_(solved), opt_(opt), n_(index_.size()),
+        arena_(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic) {}
+
+  Result<std::vector<std::uint8_t>> run() {
+    if (n_ >= std::numeric_limits<std::uint32_t>::max())
+      return fail_with(Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + " is too large for distances");
+    dist_.assign(static_cast<std::size_t>(n_), 0);
+    behind_.assign(static_cast<std::size_t>(n_), 0);
+    first_pass();
+    if (auto e = stopped()) return std::unexpected(*e);
+    levels();
+    if (auto e = stopped()) return std::unexpected(*e);
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(n_) * 2);
+    for (std::size_t i = 0; i < dist_.size(); ++i) {
+      if (dist_[i] == 0 && values_.get(i) != 0 && behind_[i] != kGameOver)
+        return fail_with(Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + ": position " +
+                                              std::to_string(i) + " worth " + std::to_string(values_.get(i)) +
+                                              " has no distance (the values are not those of the class)");
+      out[2 * i] = static_cast<std::uint8_t>(dist_[i] & 0xFF);
+      out[2 * i + 1] = static_cast<std::uint8_t>(dist_[i] >> 8);
+    }
+    return out;
+  }
+
+ private:
+  bool in_class(const Child& c) const {
+    return !c.game_over && !c.same_side && rules_.Rules::class_of(c.next) == index_.key();
+  }
+  void fail(Error e) {
+    std::lock_guard lock(mu_);
+    if (!failed_.exchange(true)) error_ = std::move(e);
+  }
+  std::optional<Error> stopped() {
+    if (failed_.load()) return error_;
+    return opt_.budget.check("distances of class " + to_string(index_.key(), rules_.pits()));
+  }
+  bool halted() const { return failed_.load(std::memory_order_relaxed) || opt_.budget.stopped(); }
+
+  // The value of an exit to the mover, or nullopt after fail().
+  std::optional<Value> exit_value(const Child& c, detail::ExitCache& cache) {
+    if (c.game_over) return move_value(GameKind::Score, c, 0);
+    const ClassKey key = rules_.Rules::class_of(c.next);
+    const ClassValues* cls = cache.find(key);
+    if (!cls || !cls->index().allowed(c.next)) {
+      fail(Error{Error::MissingTable, "class " + to_string(key, rules_.pits()) + " of a child of class " +
+                                          to_string(index_.key(), rules_.pits()) + " is not solved or does not index it"});
+      return std::nullopt;
+    }
+    const Index i = cls->index().rank(c.next);
+    Value x = 0;
+    if (cls->whole()) {
+      x = cls->get(i);
+    } else {
+      const std::uint8_t* at = cache.paged(*cls, i);
+      if (!at) {
+        fail(Error{Error::Io, "class " + to_string(key, rules_.pits()) + " cannot be read: " + cache.error()});
+        return std::nullopt;
+      }
+      x = static_cast<std::int8_t>(at[0]);
+      cache.done_with(at);
+    }
+    return move_value(GameKind::Score, c, x);
+  }
+
+  // Every position's moves once: distance 1 (an optimal exit of the side ahead, or
+  // only optimal exits for the side behind), the count of the side behind's
+  // optimal in-class children, the edges of the undecided positions.
+  void first_pass() {
+    arena_.execute([&] {
+      tbb::parallel_for(tbb::blocked_range<Index>(0, n_, 4096), [&](const tbb::blocked_range<Index>& r) {
+        if (halted()) return;
+        detail::ExitCache cache(solved_);
+        std::vector<Child> kids;
+        std::vector<std::uint32_t> optimal;  // ranks of the optimal in-class children
+        std::vector<Edge> edges;
+        std::vector<std::uint32_t> ones, over;
+        index_.for_each(r.begin(), r.end(), [&](Index i, const Position& p) {
+          if (halted()) return;
+          const Value v = values_.get(i);
+          rules_.Rules::children(p, kids);
+          if (kids.empty()) {  // distance 0; its in-class parents' moves to it are worth 1
+            behind_[static_cast<std::size_t>(i)] = kGameOver;
+            if (v != 0) over.push_back(static_cast<std::uint32_t>(i));
+            return;
+          }
+          if (v == 0) return;  // distance 0
+          optimal.clear();
+          bool optimal_exit = false;
+          Value best = std::numeric_limits<Value>::min();
+          for (const Child& c : kids) {
+            Value x;
+            if (in_class(c)) {
+              const Index ci = index_.rank(c.next);
+              x = static_cast<Value>(-values_.get(ci));
+              if (x == v) optimal.push_back(static_cast<std::uint32_t>(ci));
+            } else {
+              const auto e = exit_value(c, cache);
+              if (!e) return;
+              x = *e;
+              if (x == v) optimal_exit = true;
+            }
+            best = std::max(best, x);
+          }
+          cache.release();
+          if (best != v) {
+            fail(Error{Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + ": position " +
+                                            std::to_string(i) + " is worth " + std::to_string(v) +
+                                            " in its values, its moves give " + std::to_string(best)});
+            return;
+          }
+          std::sort(optimal.begin(), optimal.end());
+          optimal.erase(std::unique(optimal.begin(), optimal.end()), optimal.end());
+          const auto u = static_cast<std::uint32_t>(i);
+          if ((v > 0 && optimal_exit) || optimal.empty()) {
+            dist_[u] = 1;
+            ones.push_back(u);
+            return;
+          }
+          if (v < 0) behind_[u] = static_cast<std::uint8_t>(optimal.size());
+          for (const std::uint32_t c : optimal) edges.push_back(Edge{c, u});
+        });
+        std::lock_guard lock(mu_);
+        edges_.insert(edges_.end(), edges.begin(), edges.end());
+        ones_.insert(ones_.end(), ones.begin(), ones.end());
+        frontier_.insert(frontier_.end(), over.begin(), over.end());
+      });
+    });
+  }
+
+  // The edges by child (CSR: the parents of child c are edges_[first_[c] .. first_[c + 1])),
+  // then the levels.
+  void levels() {
+    arena_.execute([&] { tbb::parallel_sort(edges_.begin(), edges_.end()); });
+    first_.assign(static_cast<std::size_t>(n_) + 1, 0);
+    for (const Edge& e : edges_) ++first_[e.child + 1];
+    for (std::size_t c = 0; c < static_cast<std::size_t>(n_); ++c) first_[c + 1] += first_[c];
+    std::vector<std::uint32_t> next;
+    for (std::uint32_t k = 0; !frontier_.empty() || k == 0; ++k) {
+      if (k + 1 > kMaxDistance) {
+        fail(Error{Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + ": a distance beyond " +
+                                        std::to_string(kMaxDistance)});
+        return;
+      }
+      if (halted()) return;
+      next.clear();
+      if (k == 0) next.swap(ones_);
+      const auto d = static_cast<std::uint16_t>(k + 1);
+      arena_.execute([&] {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier_.size(), 1024),
+                          [&](const tbb::blocked_range<std::size_t>& r) {
+                            std::vector<std::uint32_t> found;
+                            for (std::size_t f = r.begin(); f < r.end(); ++f) {
+                              const std::uint32_t c = frontier_[f];
+                              for (std::uint64_t e = first_[c]; e < first_[c + 1]; ++e) {
+                                const std::uint32_t q = edges_[e].parent;
+                                if (values_.get(q) > 0) {
+                                  std::uint16_t none = 0;
+                                  if (std::atomic_ref<std::uint16_t>(dist_[q]).compare_exchange_strong(
+                                          none, d, std::memory_order_relaxed))
+                                    found.push_back(q);
+                                } else if (std::atomic_ref<std::uint8_t>(behind_[q]).fetch_sub(1, std::memory_order_relaxed) == 1) {
+                                  std::atomic_ref<std::uint16_t>(dist_[q]).store(d, std::memory_order_relaxed);
+                                  found.push_back(q);
+                                }
+                              }
+                            }
+                            std::lock_guard lock(mu_);
+                            next.insert(next.end(), found.begin(), found.end());
+                          });
+      });
+      frontier_.swap(next);
+    }
+  }
+
+  const Rules& rules_;
+  const ClassValues& values_;
+  const ClassIndex& index_;
+  const SolvedClasses& solved_;
+  const SolveOptions& opt_;
+  Index n_;
+  tbb::task_arena arena_;
+  std::mutex mu_;
+  std::atomic<bool> failed_{false};
+  Error error_;
+  std::vector<std::uint16_t> dist_;    // 0: undecided (value not 0) or none (value 0, no move)
+  std::vector<std::uint8_t> behind_;   // the side behind: optimal in-class children not yet decided; kGameOver
+  std::vector<Edge> edges_;
+  std::vector<std::uint64_t> first_;
+  std::vector<std::uint32_t> frontier_;  // the positions decided at the current level (first: 0, the games over)
+  std::vector<std::uint32_t> ones_;      // decided at 1 by the first pass
+};
+
+}  // namespace
+
+Result<std::vector<std::uint8_t>> solve_distances(const Variant& v, const ClassValues& values, const SolvedClasses& solved,
+                                                  const SolveOptions& options) {
+  if (!has_distance_tables(v)) return fail_with(Error::InvalidArgument, v.name() + " has no distance tables");
+  if (!values.whole()) return fail_with(Error::Internal, "distances need the class's values in memory");
+  return with_rules(v, [&](const auto& rules) {
+    using R = std::decay_t<decltype(rules)>;
+    return DistanceSolver<R>(rules, values, solved, options).run();
+  });
+}
+
+}  // namespace mancala

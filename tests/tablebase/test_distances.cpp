@@ -1,0 +1,230 @@
+// The distance that realises a value (solver/include/mancala/distances.h,
+// docs/values.md): games played through the probe library from random positions, the
+// side ahead by the library's best move, the other side by an adversary that keeps
+// the value and steers back to positions already seen. Every game must realise the
+// table's value, and no stretch between two exits from a class may outlast the
+// distance the table gave at its start.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <unordered_set>
+
+#include "mancala/distances.h"
+#include "mancala/notation.h"
+#include "mancala/probe.h"
+#include "support.h"
+
+namespace mancala::test {
+namespace {
+
+struct Game {
+  std::string spec;  // a variant, or "--from=ROOT"
+  int max_seeds;
+  int games;
+};
+
+// Generates the tables (values and distances) of `g` into `dir`.
+VariantPtr generate_into(const Game& g, const fs::path& dir, int threads = 2) {
+  GenerateOptions opt;
+  opt.max_seeds = g.max_seeds;
+  opt.out = dir;
+  opt.threads = threads;
+  opt.distances = true;
+  if (g.spec.starts_with("--from=")) {
+    auto pp = parse_position(g.spec.substr(7));
+    EXPECT_TRUE(pp) << g.spec;
+    auto rep = generate_reachable(*pp->variant, pp->position, opt);
+    EXPECT_TRUE(rep) << (rep ? "" : rep.error().message);
+    return pp->variant;
+  }
+  const VariantPtr v = variant(g.spec);
+  auto rep = generate(*v, opt);
+  EXPECT_TRUE(rep) << (rep ? "" : rep.error().message);
+  return v;
+}
+
+// A uniformly drawn class of the folder, then a uniformly drawn position of it.
+Position random_position(const Tablebase& tb, const Variant& v, std::mt19937_64& rng) {
+  const auto keys = tb.classes(v.name());
+  const ClassKey key = keys[std::uniform_int_distribution<std::size_t>(0, keys.size() - 1)(rng)];
+  auto t = tb.table(v, key);
+  auto idx = (*t)->index(v);
+  return (*idx)->unrank(std::uniform_int_distribution<Index>(0, (*idx)->size() - 1)(rng));
+}
+
+struct Tally {
+  int games = 0, endless = 0, exits = 0, longest_stretch = 0;
+};
+
+// One game from p; failures are reported with the start position.
+void play(const Tablebase& tb, const Variant& v, const Position& start, std::mt19937_64& rng, Tally& tally) {
+  const std::string where = format_position(v, start, Side::South);
+  auto first = tb.probe(v, start);
+  ASSERT_TRUE(first) << where << ": " << first.error().message;
+  const Value target = first->value;  // for side A, the mover at the start
+  const bool score = v.kind() == GameKind::Score;
+  if (score) {
+    ASSERT_EQ(first->distances, has_distance_tables(v)) << where;
+  }
+  int margin = 0;                     // what A has won so far
+  bool a_to_move = true;
+  Position p = start;
+  std::unordered_set<Position, PositionHash> seen;
+  int stretch = 0, owed = -1;  // plies since the last exit; the distance at its start (-1: none owed)
+  for (int ply = 0;; ++ply) {
+    ASSERT_LT(ply, 100000) << where;
+    auto r = tb.probe(v, p);
+    ASSERT_TRUE(r) << where << ": " << r.error().message;
+    if (score) {
+      // Value-optimal play keeps "won so far + value still to come" at the start's value.
+      ASSERT_EQ(margin + (a_to_move ? r->value : -r->value), target) << where << " ply " << ply;
+      if (owed < 0 && r->distances) owed = r->value == 0 ? 0 : r->distance;
+    }
+    if (owed > 0 && stretch >= owed && !r->moves.empty()) {
+      FAIL() << where << ": still in the class after the " << owed << " plies the table gave";
+    }
+    if (r->moves.empty()) {
+      if (owed > 0) {
+        ASSERT_LE(stretch, owed) << where << ": the game ended after " << stretch << " plies, the table gave " << owed;
+      }
+      if (score) margin += a_to_move ? v.terminal_value(p) : -v.terminal_value(p);
+      else ASSERT_EQ(a_to_move, target < 0) << where << ": the side that lost had a move left";
+      break;
+    }
+    if (!seen.insert(p).second) {
+      // A repetition: only endless play, worth 0, may repeat a position.
+      ASSERT_EQ(r->value, 0) << where << ": a position worth " << r->value << " came back at ply " << ply;
+      ++tally.endless;
+      break;
+    }
+    const MoveValue* pick = &r->moves.front();
+    if (r->value <= 0) {  // the adversary: a value-optimal move, back to a seen position when it can
+      std::vector<const MoveValue*> best, back;
+      for (const MoveValue& m : r->moves)
+        if (m.value == r->value) {
+          best.push_back(&m);
+          if (!m.child.game_over && seen.count(m.child.next)) back.push_back(&m);
+        }
+      const auto& from = back.empty() ? best : back;
+      pick = from[std::uniform_int_distribution<std::size_t>(0, from.size() - 1)(rng)];
+    }
+    const Child& c = pick->child;
+    const bool exit = c.game_over || c.same_side || v.class_of(c.next) != v.class_of(p);
+    ++stretch;
+    if (exit) {
+      if (owed > 0) {
+        ASSERT_LE(stretch, owed) << where << ": a stretch of " << stretch << " plies, the table gave " << owed;
+      }
+      tally.longest_stretch = std::max(tally.longest_stretch, stretch);
+      ++tally.exits;
+      stretch = 0;
+      owed = -1;
+      seen.clear();  // no position before an exit can come back
+    }
+    if (score) margin += (a_to_move ? 1 : -1) * (c.gain_mover - c.gain_opponent);
+    if (c.game_over) break;
+    if (!c.same_side) a_to_move = !a_to_move;
+    p = c.next;
+  }
+  if (score) {
+    EXPECT_EQ(margin, target) << where << ": realised " << margin << ", the table gave " << target;
+  }
+  ++tally.games;
+}
+
+class Realise : public ::testing::TestWithParam<Game> {};
+
+TEST_P(Realise, EveryGameRealisesTheValue) {
+  const Game& g = GetParam();
+  TempDir dir;
+  const VariantPtr v = generate_into(g, dir.path);
+  auto tb = Tablebase::open(dir.path);
+  ASSERT_TRUE(tb);
+  std::mt19937_64 rng(31);
+  Tally tally;
+  for (int i = 0; i < g.games; ++i) {
+    play(**tb, *v, random_position(**tb, *v, rng), rng, tally);
+    if (HasFatalFailure()) return;
+  }
+  EXPECT_EQ(tally.games, g.games);
+  std::printf("%s: %d games, %d exits, %d ended in endless play (worth 0), longest stretch %d plies\n", g.spec.c_str(),
+              tally.games, tally.exits, tally.endless, tally.longest_stretch);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Games, Realise,
+    ::testing::Values(Game{"oware", 9, 3000}, Game{"djenon-aboure", 8, 2000}, Game{"kotu-baendum", 5, 2000},
+                      Game{"cenne:4:4", 7, 2000}, Game{"cenne:7:7", 8, 1000},
+                      Game{"--from=enkeshui:8 0S,0,1,2,1,2,0,0/0N,0,2,1,2,1,0,0 S", 10, 2000},
+                      Game{"kalah:4:empty", 9, 2000},
+                      Game{"--from=imbelece 2,1,1,2,0x,0x,0x,0x/1,2,2,1,0x,0x,0x,0x S", 10, 1000}),
+    [](const ::testing::TestParamInfo<Game>& param) {
+      std::string n = param.param.spec.substr(0, param.param.spec.find_first_of(": "));
+      if (n.starts_with("--from=")) n = n.substr(7);
+      for (char& ch : n)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      return n + "_" + std::to_string(param.index);
+    });
+
+// The distance files do not depend on the threads.
+TEST(Distances, SameBytesWithOneAndTwoThreads) {
+  TempDir one, two;
+  const Game g{"oware", 9, 0};
+  const VariantPtr v = generate_into(g, one.path, 1);
+  generate_into(g, two.path, 2);
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(one.path)) {
+    if (e.path().extension() != ".mtz") continue;
+    ++files;
+    EXPECT_EQ(slurp(e.path()), slurp(two.path / e.path().filename())) << e.path().filename();
+  }
+  EXPECT_GT(files, 0);
+}
+
+// A resumed generate writes the distance files that are missing, the same bytes.
+TEST(Distances, ResumeMakesTheMissingFiles) {
+  TempDir dir;
+  const Game g{"oware", 6, 0};
+  generate_into(g, dir.path);
+  const fs::path file = dir.path / table_file_name("oware", ClassKey{0, 5}, TableContent::Distances);
+  const auto bytes = slurp(file);
+  ASSERT_FALSE(bytes.empty());
+  fs::remove(file);
+  generate_into(g, dir.path);
+  EXPECT_EQ(slurp(file), bytes);
+}
+
+// Without distance files the probe says so and orders by value alone.
+TEST(Distances, AbsentFilesAreReported) {
+  TempDir dir;
+  const Game g{"oware", 4, 0};
+  generate_into(g, dir.path);
+  for (const auto& e : fs::directory_iterator(dir.path))
+    if (e.path().extension() == ".mtz") fs::remove(e.path());
+  auto tb = Tablebase::open(dir.path);
+  ASSERT_TRUE(tb);
+  auto pp = parse_position("oware 1,0,0,1,0,0/0,0,0,1,0,0 S");
+  ASSERT_TRUE(pp);
+  auto r = (*tb)->probe(*pp->variant, pp->position);
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->distances);
+  EXPECT_TRUE(r->distances_missing);
+}
+
+// A distance file under a value file's name (or the reverse) is refused.
+TEST(Distances, ContentIsChecked) {
+  TempDir dir;
+  generate_into(Game{"oware", 3, 0}, dir.path);
+  const VariantPtr v = variant("oware");
+  const ClassKey key{0, 3};
+  const fs::path mtz = dir.path / table_file_name("oware", key, TableContent::Distances);
+  const fs::path mtb = dir.path / table_file_name("oware", key);
+  EXPECT_TRUE(TableFile::open(mtz, *v, key, TableContent::Distances));
+  auto wrong = TableFile::open(mtz, *v, key, TableContent::Values);
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().code, TableError::Mismatch);
+  EXPECT_FALSE(TableFile::open(mtb, *v, key, TableContent::Distances));
+}
+
+}  // namespace
+}  // namespace mancala::test
