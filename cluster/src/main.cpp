@@ -119,6 +119,11 @@ std::variant<Command, int> parse(int argc, char** argv) {
       ->check(CLI::Range(0, 100000000));
   gen->add_flag("--verbose", c.verbose, "one line per class on stdout (rank 0)");
   gen->add_flag("--stats", c.stats, "traffic summary at the end (rank 0)");
+  bool distances = false;
+  gen->add_flag("--distances", distances,
+                "refused: the ranks do not make distance tables yet; run\n"
+                "`mancala-tb generate --distances` on DIR afterwards (it loads\n"
+                "the value files and writes the .mtz files)");
 
   const bool speak = launcher_rank() == 0;
   auto refuse = [&](const std::string& message) {
@@ -145,6 +150,10 @@ std::variant<Command, int> parse(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return refuse(std::string(e.what()) + " (see --help)");
   }
+  if (distances)
+    return refuse("--distances: the ranks do not make distance tables yet; generate the values here, then run "
+                  "`mancala-tb generate --distances` with the same arguments on the folder (it loads the value files "
+                  "and writes the missing .mtz files)");
   Result<VariantPtr> v = fail_with(Error::InvalidArgument, "generate needs a VARIANT or --from POSITION");
   if (!from.empty()) {
     auto root = parse_position(from);

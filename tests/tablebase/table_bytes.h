@@ -15,7 +15,7 @@ namespace mancala::table_bytes {
 enum Field : std::size_t {
   kVersion = 8, kHeaderBytes = 12, kKind = 16, kPits = 20, kState = 24, kSeeds = 32, kIndexVersion = 36,
   kFilterFrom = 40, kFilterTo = 44, kPositions = 48, kValueWidth = 56, kBlockPositions = 60, kBlocks = 64,
-  kListCrc = 68, kListSize = 72, kListBytes = 80, kVariantBytes = 88, kGeneratorBytes = 90, kReserved = 92
+  kListCrc = 68, kListSize = 72, kListBytes = 80, kVariantBytes = 88, kGeneratorBytes = 90, kContent = 92
 };
 
 inline std::uint64_t get(const std::vector<std::uint8_t>& b, std::size_t at, int bytes) {

@@ -204,7 +204,7 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
        }},
       {"first offset not 0", [&](auto& b) { tb::put64(b, l.offsets, 1); }},
       {"last offset past the end", [&](auto& b) { tb::put64(b, l.offsets + 24, ~0ull - 3); }},
-      {"reserved field set", [](auto& b) { tb::put32(b, tb::kReserved, 1); }},
+      {"unknown content (0 values, 1 distances)", [](auto& b) { tb::put32(b, tb::kContent, 2); }},
   };
   for (const Edit& e : edits) {
     auto b = good;
