@@ -202,20 +202,20 @@ TEST(Cli, OneErrorLinePerMalformedInput) {
       {"moves oware 4,4,4,4,4,4/4,4,4,4,4,4 W", "side to move must be S or N"},
       {"moves oware 4,4,4,4,4,4/4,4,4,4,4,4 S nonsense", "unknown flag 'nonsense'"},
       {"moves oware 4,4,4,4,4,4/4,4,4,4,4,4", "expected PITS SIDE"},
-      {"perft oware x", "depth must be a whole number, got 'x'"},
-      {"perft oware 3x", "depth must be a whole number"},
-      {"perft oware -1", "depth must be between 0 and 40"},
-      {"perft oware 41", "depth must be between 0 and 40"},
+      {"perft oware x", "DEPTH: 'x' is not a whole number in 0..40"},
+      {"perft oware 3x", "DEPTH: '3x' is not a whole number"},
+      {"perft oware -1", "DEPTH: -1 is not in 0..40"},
+      {"perft oware 41", "DEPTH: 41 is not in 0..40"},
       {"perft oware", "perft needs a variant and a depth"},
       {"perft oware 3 --frob", "not expected: --frob"},
       {"variants --frob", "not expected: --frob"},
       {"probe", "probe needs DIR and at least one POSITION"},
       {"generate oware --max-seeds 8", "generate needs --out DIR"},
-      {"generate oware --max-seeds 49 --out x", "--max-seeds must be between 0 and 48"},
+      {"generate oware --max-seeds 49 --out x", "--max-seeds: 49 is not in 0..48 (oware has 48 seeds)"},
       {"generate oware --max-seeds 4 --out x --level 30", "--level"},
       {"solve --per-pit 3 \"oware 1,0,0,0,0,0/0,0,0,0,0,1 S\"", "--per-pit makes a start position"},
-      {"count oware 49", "SEEDS must be a number from 0 to 48"},
-      {"count oware lots", "SEEDS must be a number"},
+      {"count oware 49", "SEEDS: '49' is not in 0..48"},
+      {"count oware lots", "SEEDS: 'lots' is not in 0..48"},
       {"count oware", "count needs VARIANT SEEDS"},
       {"moves", "moves needs a variant"},
   };
@@ -666,4 +666,131 @@ TEST(Cli, ProbeStreamIsInteractive) {
   int status = 0;
   waitpid(pid, &status, 0);
   EXPECT_TRUE(WIFEXITED(status));
+}
+
+namespace {
+
+// A fresh folder under the test's temporary directory.
+std::string scratch(const std::string& name) {
+  const std::filesystem::path dir = std::filesystem::path(::testing::TempDir()) / ("mancala_cli_" + std::to_string(getpid()) + "_" + name);
+  std::filesystem::remove_all(dir);
+  return dir.string();
+}
+
+nlohmann::json parsed(const Outcome& r, const std::string& what) {
+  EXPECT_EQ(r.code, 0) << what << ": " << r.err;
+  try {
+    return nlohmann::json::parse(r.out);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << what << ": not one JSON value: " << e.what() << "\n" << r.out;
+    return {};
+  }
+}
+
+}  // namespace
+
+// Every sub-command that prints results has --json; each answer parses and holds the
+// fields docs/notation.md ("JSON output") lists.
+TEST(Cli, EveryResultParsesAsJson) {
+  const std::string tb = scratch("json_tb");
+  const nlohmann::json gen = parsed(run("generate kalah:4:empty --max-seeds 4 --out '" + tb + "' --json --quiet"), "generate");
+  EXPECT_EQ(gen["variant"], "kalah:4:empty");
+  EXPECT_EQ(gen["max_seeds"], 4);
+  EXPECT_GT(gen["positions"].get<long long>(), 0);
+  EXPECT_GT(gen["classes_solved"].get<int>(), 0);
+
+  const nlohmann::json info = parsed(run("info '" + tb + "' --json --classes --stats"), "info");
+  ASSERT_EQ(info["variants"].size(), 1u);
+  EXPECT_EQ(info["ok"], true);
+  EXPECT_EQ(info["variants"][0]["positions"], gen["positions"]);
+  EXPECT_EQ(info["variants"][0]["class_files"].size(), info["variants"][0]["classes"].get<std::size_t>());
+  long long in_stats = 0;
+  for (const auto& row : info["variants"][0]["stats"]) {
+    EXPECT_EQ(row["positions"], row["won"].get<long long>() + row["drawn"].get<long long>() + row["lost"].get<long long>());
+    in_stats += row["positions"].get<long long>();
+  }
+  EXPECT_EQ(in_stats, gen["positions"].get<long long>());
+
+  const nlohmann::json verify = parsed(run("verify '" + tb + "' --json --quiet"), "verify");
+  EXPECT_EQ(verify["ok"], true);
+  EXPECT_EQ(verify["variants"][0]["positions"], gen["positions"]);
+  EXPECT_EQ(verify["variants"][0]["problems"], 0);
+
+  const nlohmann::json probe = parsed(run("probe '" + tb + "' 'kalah:4:empty 1,0,0,1/0,1,0,1 S' --json"), "probe");
+  EXPECT_TRUE(probe.contains("value")) << probe;
+  EXPECT_FALSE(probe["moves"].empty());
+
+  const nlohmann::json count = parsed(run("count kalah:4:empty 4 --json"), "count");
+  long long classes_total = 0;
+  for (const auto& c : count["classes"]) classes_total += c["positions"].get<long long>();
+  EXPECT_EQ(count["total"].get<long long>(), classes_total);
+  const nlohmann::json from = parsed(run("count --from 'kalah:4:empty 1,0,0,1/0,1,0,1 S' --json --quiet"), "count --from");
+  EXPECT_GT(from["positions"].get<long long>(), 0);
+  EXPECT_FALSE(from["layers"].empty());
+
+  const nlohmann::json moves = parsed(run("moves 'kalah:4:empty 0,0,2,1/1,0,0,3 S' --json"), "moves");
+  ASSERT_EQ(moves["moves"].size(), 2u);
+  EXPECT_EQ(moves["moves"][0]["after"], "kalah:4:empty 0,0,0,2/1,0,0,3 S");
+  EXPECT_EQ(moves["moves"][0]["gains"], nlohmann::json::array({1, 0}));
+  const nlohmann::json over = parsed(run("moves 'kalah:4:empty 0,0,0,0/1,0,0,3 S' --json"), "moves, game over");
+  EXPECT_EQ(over["game_over"], true);
+  EXPECT_EQ(over["value"], -4);
+
+  const Outcome perft = run("perft oware 3 --json");
+  ASSERT_EQ(perft.code, 0);
+  const auto depths = lines(perft.out);
+  ASSERT_EQ(depths.size(), 3u);
+  EXPECT_EQ(nlohmann::json::parse(depths[2])["count"].get<unsigned long long>(), perft_counts(run("perft oware 3").out).at(2));
+
+  EXPECT_GE(parsed(run("variants --json"), "variants").size(), 7u);
+  const nlohmann::json solve = parsed(run("solve 'kalah:4:empty 1,0,0,1/0,1,0,1 S' --json --quiet"), "solve");
+  EXPECT_EQ(solve["value"], probe["value"]);
+  std::filesystem::remove_all(tb);
+}
+
+// The exit statuses of docs/notation.md: 2 and no "error:" for a bad command line or
+// input (with a suggestion where a name was misspelled), 1 and "error:" for a failure
+// while working (a folder missing or without tables, for every command that reads one).
+TEST(Cli, ExitStatusesAsDocumented) {
+  const std::string empty = scratch("empty_dir");
+  std::filesystem::create_directories(empty);
+  const std::string missing = scratch("missing_dir");
+  struct Case {
+    std::string args;
+    int code;
+    std::string says;
+  };
+  const std::string pos = "'oware 1,0,0,2,0,0/0,1,0,0,1,0 S'";
+  const Case cases[] = {
+      {"genrate", 2, "unknown command 'genrate' (did you mean 'generate'?)"},
+      {"moves owar", 2, "(did you mean 'oware'?)"},
+      {"moves Oware", 2, "(did you mean 'oware'?)"},
+      {"moves 'owar 4,4,4,4,4,4/4,4,4,4,4,4 S'", 2, "(did you mean 'oware'?)"},
+      {"perft kalh:4:empty 2", 2, "(did you mean 'kalah:4:empty'?)"},
+      {"moves nim", 2, "unknown variant 'nim'"},
+      {"info --jsn " + empty, 2, "--jsn (did you mean --json?)"},
+      {"generate oware --max-seed 4 --out x", 2, "(did you mean --max-seeds?)"},
+      {"generate oware --max-seeds -3 --out x", 2, "--max-seeds: -3 is not in 0..255"},
+      {"generate oware --max-seeds many --out x", 2, "--max-seeds: 'many' is not a whole number in 0..255"},
+      {"generate oware --max-seeds 4 --out x --threads 5000", 2, "--threads: 5000 is not in 0..1024"},
+      {"play oware --max-turns 0", 2, "--max-turns: 0 is not in 1..100000000"},
+      {"solve oware --tt-mb -1", 2, "--tt-mb: -1 is not in 0..1048576"},
+      {"info " + missing, 1, "error: "},
+      {"info " + empty, 1, "error: " + empty + ": no table files"},
+      {"verify " + missing, 1, "error: "},
+      {"verify " + empty, 1, "error: " + empty + ": no table files"},
+      {"probe " + missing + " " + pos, 1, "error: "},
+      {"picture " + missing + " " + pos, 1, "error: "},
+      {"solve " + pos + " --tables " + missing, 1, "error: "},
+  };
+  for (const Case& c : cases) {
+    const Outcome r = run(c.args);
+    EXPECT_EQ(r.code, c.code) << c.args << ": " << r.err;
+    const auto err = lines(r.err);
+    ASSERT_FALSE(err.empty()) << c.args;
+    EXPECT_NE(err.back().find(c.says), std::string::npos) << c.args << ": " << r.err;
+    EXPECT_EQ(err.back().find("error:") != std::string::npos, c.code == 1) << c.args << ": " << r.err;
+  }
+  EXPECT_EQ(run("").code, 2);  // no command: the help, and 2
+  std::filesystem::remove_all(empty);
 }

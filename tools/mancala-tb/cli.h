@@ -19,6 +19,11 @@
 
 namespace mancala::cli {
 
+// Exit statuses, documented in docs/notation.md ("Errors and exit status").
+inline constexpr int kExitFailure = 1;      // a failure while working: "error: ..."
+inline constexpr int kExitUsage = 2;        // bad command line or input
+inline constexpr int kExitInterrupted = 130;
+
 // A user error: printed as "mancala-tb COMMAND: <message>" with exit code 2.
 struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
@@ -56,6 +61,7 @@ ParsedPosition position_from_words(const std::vector<std::string>& words, std::s
 // Several positions one after another: a new one starts at each word naming a variant.
 std::vector<std::string> split_positions(const std::vector<std::string>& words);
 
+// The variant, or a UsageError naming the closest known variant ("did you mean").
 VariantPtr variant_or_throw(const std::string& spec);
 ParsedPosition position_or_throw(const std::string& text);
 
@@ -63,20 +69,45 @@ ParsedPosition position_or_throw(const std::string& text);
 class Progress {
  public:
   // enabled: a bar redrawn in place (stderr is a terminal); else a plain line a minute.
+  // Disabled under --quiet.
   explicit Progress(bool enabled);
   ~Progress();
   // `unit`: what `done` counts, for the rate and the time left ("pos"), or null where
-  // a rate means nothing (first moves of a search, plies of a proof).
+  // a rate means nothing (first moves of a search, plies of a proof). The rate of a
+  // label is measured from its first call (a sweep that starts half done is not fast).
   void show(const std::string& label, std::uint64_t done, std::uint64_t total, const char* unit = "pos");
+  // The share of the whole run done so far (0..1), for an estimate of the whole run's
+  // time left beside the current step's; negative: none.
+  void overall(double fraction) { overall_ = fraction; }
   void message(const std::string& line);  // a line that stays
   void finish();
 
  private:
   bool enabled_;
   bool dirty_ = false;
-  std::chrono::steady_clock::time_point start_, last_;
+  double overall_ = -1;
+  std::chrono::steady_clock::time_point run_start_, start_, last_;
+  std::uint64_t done_at_start_ = 0;
   std::string label_;
 };
+// "12.3M" (k, M, G), for rates and counts read at a glance; "2h05m", "3m10s", "42s".
+std::string short_number(double x);
+std::string short_duration(double seconds);
 bool stderr_is_terminal();
+
+// " (did you mean 'x'?)" for the candidate closest to `word` (case folded, at most a
+// third of its letters edited), or "".
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates, const char* quote = "'");
+// The hint for options of `cmd` that CLI11 did not expect ("--jsn": did you mean --json?).
+std::string option_hint(const CLI::App& cmd);
+
+// A whole-number option's check with a readable message: "-3 is not in 0..255".
+CLI::Validator in_range(long long lo, long long hi);
+
+// --quiet (every sub-command that draws progress or notes): no progress bars and no
+// notes on stderr; results, warnings and errors still print. --json: results as JSON.
+bool quiet();
+void add_quiet_flag(CLI::App* cmd);
+void add_json_flag(CLI::App* cmd, bool& json, const std::string& what);
 
 }  // namespace mancala::cli

@@ -297,7 +297,7 @@ int run_picture(const std::string& dir, const std::vector<std::string>& words, c
   for (const auto& w : words) text += (text.empty() ? "" : " ") + w;
   const ParsedPosition pp = position_or_throw(text);
   auto tb = Tablebase::open(dir);
-  if (!tb) throw UsageError(tb.error().message);
+  if (!tb) throw std::runtime_error(tb.error().message);  // a failure (exit 1, "error:"), as probe
   const auto r = (*tb)->probe(*pp.variant, pp.position);
   if (!r) throw std::runtime_error(r.error().message);
   const std::string svg = board_svg(*pp.variant, pp.position, pp.side, *r);

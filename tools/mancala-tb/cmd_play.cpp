@@ -177,11 +177,11 @@ void add_play_command(CLI::App& root, std::vector<Command>& out) {
         "mancala-tb play kotu-baendum --seed 7", "mancala-tb play \"oware 1,0,0,0,0,2/2,2,0,3,1,2 S\""},
        ""});
   c->add_option("POSITION", a->position, "VARIANT [PITS SIDE [FLAGS]], one argument or split");
-  c->add_option("--seed", a->seed, "seed of the random player (default 1)")->check(CLI::Range(0, 2147483647));
+  c->add_option("--seed", a->seed, "seed of the random player (default 1)")->check(in_range(0, 2147483647));
   c->add_option("--player", a->player, "random (default) or first")->check(CLI::IsMember({"random", "first"}));
   c->add_option("--max-turns", a->max_turns, "turns before a game counts as endless (default 2000)")
-      ->check(CLI::Range(1, 100000000));
-  c->add_option("--max-rounds", a->max_rounds, "rounds of a Cenne match at most (default 1000)")->check(CLI::Range(1, 1000000));
+      ->check(in_range(1, 100000000));
+  c->add_option("--max-rounds", a->max_rounds, "rounds of a Cenne match at most (default 1000)")->check(in_range(1, 1000000));
   c->add_flag("--quiet", a->quiet, "only the results, not every turn");
   out.push_back({c, [a] { return run_play(*a); }});
 }

@@ -285,18 +285,18 @@ int run_solve(const SolveArgs& a) {
     auto r = solve_position(v, pp.position, q);
     if (r) {
       first = std::move(*r);
-      std::fprintf(stderr, "mancala-tb solve: no --tables given: solved by search alone (%llu positions, %.2f s)\n",
+      if (!quiet()) std::fprintf(stderr, "mancala-tb solve: no --tables given: solved by search alone (%llu positions, %.2f s)\n",
                    static_cast<unsigned long long>(first->nodes), first->seconds);
     } else if (r.error().code != SearchError::Limit || opt.budget.stopped()) {
       return search_failed(with_hint(r.error(), *v, nullptr), false);
     } else {
-      std::fprintf(stderr, "mancala-tb solve: no --tables given: the search alone stopped at %d million positions\n",
+      if (!quiet()) std::fprintf(stderr, "mancala-tb solve: no --tables given: the search alone stopped at %d million positions\n",
                    a.first_mpos);
     }
   }
   if (!tables_dir.empty()) {
     auto tb = Tablebase::open(tables_dir);
-    if (!tb) throw UsageError(tb.error().message);
+    if (!tb) throw std::runtime_error(tb.error().message);  // exit 1 with "error:", as probe
     opt.tables = *tb;
   } else if (!first && !no_auto_tables) {
     made_dir.dir = std::filesystem::temp_directory_path() / ("mancala-tb-solve-" + std::to_string(::getpid()));
@@ -304,12 +304,12 @@ int run_solve(const SolveArgs& a) {
                                   threads, opt.budget);
     if (made) {
       opt.tables = made->tables;
-      std::fprintf(stderr, "mancala-tb solve: no --tables given: made the tables of %s (%llu positions, %.2f s)\n",
+      if (!quiet()) std::fprintf(stderr, "mancala-tb solve: no --tables given: made the tables of %s (%llu positions, %.2f s)\n",
                    made->how.c_str(), static_cast<unsigned long long>(made->positions), made->seconds);
     } else if (made.error().code == SearchError::Cancelled || made.error().code == SearchError::Limit) {
       return search_failed(made.error(), false);
     } else {
-      std::fprintf(stderr, "mancala-tb solve: no --tables given and too large for tables made on the spot (%s); searching without tables\n",
+      if (!quiet()) std::fprintf(stderr, "mancala-tb solve: no --tables given and too large for tables made on the spot (%s); searching without tables\n",
                    made.error().message.c_str());
     }
   }
@@ -334,7 +334,7 @@ int run_solve(const SolveArgs& a) {
     if (!a.tt_file.empty() && std::filesystem::exists(a.tt_file, ec)) {
       auto n = (*searcher)->load_table(a.tt_file);
       if (!n) throw UsageError("--tt-file " + n.error().message);
-      std::fprintf(stderr, "mancala-tb solve: read %llu entries of the transposition table from %s\n",
+      if (!quiet()) std::fprintf(stderr, "mancala-tb solve: read %llu entries of the transposition table from %s\n",
                    static_cast<unsigned long long>(*n), a.tt_file.c_str());
     }
     r = (*searcher)->solve(pp.position);
@@ -432,30 +432,30 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
                 "making of the tables too");
   c->add_option("--auto-tables-mpos", a->auto_mpos,
                 "the limit of tables made on the spot (default 12 million positions: about 10 s of CPU for Cenne, less for the other games)")
-      ->check(CLI::Range(0, 1 << 20));
+      ->check(in_range(0, 1 << 20));
   c->add_option("--first-search-mpos", a->first_mpos,
                 "without --tables: first the search alone, up to N million positions (default 16; 0: "
                 "none), before making tables on the spot")
-      ->check(CLI::Range(0, 1 << 20));
+      ->check(in_range(0, 1 << 20));
   c->add_flag("--no-auto-tables", a->no_auto_tables, "never make tables on the spot (nor the first search)");
   c->add_option("--per-pit", a->per_pit, "start position with N seeds in each pit (default: the game's own)")
-      ->check(CLI::Range(0, 56));
+      ->check(in_range(0, 56));
   c->add_option("--tt-mb", a->tt_mb,
                 "memory budget in MiB (default 256): the transposition table, the regions being "
                 "solved and their memo (--cycles region), the proof table (--max-plies)")
-      ->check(CLI::Range(0, 1 << 20));
+      ->check(in_range(0, 1 << 20));
   c->add_option("--threads", a->threads,
                 "threads (default: all cores): the first moves are shared among them; Kalah also shares "
                 "the moves of every position near the root of each search")
-      ->check(CLI::Range(0, 1024));
-  c->add_option("--time-limit", a->time_limit, "give up after S seconds (default: no limit)")->check(CLI::Range(0, 1 << 30));
+      ->check(in_range(0, 1024));
+  c->add_option("--time-limit", a->time_limit, "give up after S seconds (default: no limit)")->check(in_range(0, 1 << 30));
   c->add_flag("--no-pv", a->no_pv, "skip the principal variation");
   c->add_flag("--best-only", a->best_only,
               "Kalah: the value and one best move only (every first move's exact value costs a search per move)");
   c->add_option("--guess-depth", a->guess_depth,
                 "Kalah: MTD(f)'s first guess and move order from depth-limited searches of 3, 6, ... D plies "
                 "(default 21; 0: none)")
-      ->check(CLI::Range(0, 200));
+      ->check(in_range(0, 200));
   c->add_option("--cycles", a->cycles,
                 "games with cycles (all but Kalah): alphabeta (default: MTD(f) alpha-beta, a repeated "
                 "position worth 0, path-dependent results kept out of the transposition table) or region "
@@ -466,7 +466,7 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
                 "win/loss games (imbelece): prove a forced win or loss within D plies by depth-bounded "
                 "search instead (no tables); exact when it finds one, else it proves that neither side "
                 "forces a result within D plies")
-      ->check(CLI::Range(0, 2000));
+      ->check(in_range(0, 2000));
   c->add_flag("--strategy", a->strategy,
               "win/loss games (imbelece): decide win / draw / loss by strategy proofs (each side's "
               "strategy that never loses, checked against every reply; a draw when both exist), then "
@@ -482,6 +482,7 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
               "one JSON object: position, value, pv (move labels), pv_end, moves [{move, value}] best "
               "first, pv_margin (the pv replayed by the rules engine; pv_plies for win/loss games), "
               "nodes, table_hits, seconds");
+  add_quiet_flag(c);
   out.push_back({c, [a] { return run_solve(*a); }});
 }
 

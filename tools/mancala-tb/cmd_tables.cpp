@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "mancala/generate.h"
+#include "mancala/index.h"
 #include "mancala/probe.h"
 
 namespace mancala::cli {
@@ -39,10 +40,19 @@ std::string pad(std::string s, std::size_t width) {
   return s;
 }
 
+// A folder that cannot be opened (missing, unreadable) is a failure, not a usage
+// error: exit 1 with "error:", as for a folder without tables where one is needed.
 std::shared_ptr<Tablebase> open_or_throw(const std::string& dir) {
   auto tb = Tablebase::open(dir);
-  if (!tb) throw UsageError(tb.error().message);
+  if (!tb) throw std::runtime_error(tb.error().message);
   return *tb;
+}
+
+// verify and info need at least one table: the same error for both.
+void require_tables(const std::string& dir, const Tablebase& tb) {
+  if (!tb.variants().empty()) return;
+  throw std::runtime_error(dir + ": no table files (*.mtb) with a valid name in this folder" +
+                           (tb.ignored().empty() ? std::string() : " (" + std::to_string(tb.ignored().size()) + " ignored)"));
 }
 
 // A win/loss value in JSON: "win"/"draw"/"loss" and the plies to the end.
@@ -197,7 +207,7 @@ struct GenerateArgs {
   int max_seeds = -1, threads = 0, level = 9, max_millions = 200;
   std::int64_t memory_mb = -1;  // -1: the default of GenerateOptions
   std::string out, method = "auto";
-  bool verbose = false, distances = false;
+  bool verbose = false, distances = false, json = false;
 };
 
 int run_generate(const GenerateArgs& g) {
@@ -212,7 +222,8 @@ int run_generate(const GenerateArgs& g) {
   if (root && !w.empty() && variant_or_throw(w[0])->name() != v->name())
     throw UsageError("the variant '" + w[0] + "' differs from the --from position's " + v->name());
   if (g.max_seeds > v->total_seeds())
-    throw UsageError("--max-seeds must be between 0 and " + std::to_string(v->total_seeds()) + ", got " + std::to_string(g.max_seeds));
+    throw UsageError("--max-seeds: " + std::to_string(g.max_seeds) + " is not in 0.." + std::to_string(v->total_seeds()) +
+                     " (" + v->name() + " has " + std::to_string(v->total_seeds()) + " seeds)");
   GenerateOptions opt;
   opt.max_seeds = g.max_seeds;
   opt.out = g.out;
@@ -234,14 +245,28 @@ int run_generate(const GenerateArgs& g) {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
   Progress bar(stderr_is_terminal());
+  // The whole run's estimate: positions of the classes this run solves (known before
+  // it starts for whole classes; the class count for --from), the current class by its
+  // sweep's share.
+  std::map<std::string, double> class_positions;
+  double all_positions = 0, run_done = 0, run_loaded = 0;
+  if (!root)
+    for (const ClassKey& k : v->solving_order(g.max_seeds))
+      all_positions += class_positions[to_string(k, v->pits())] = static_cast<double>(ClassIndex(*v, k).size());
+  auto class_share = [&](const std::string& cls) { return root ? 1.0 : class_positions[cls]; };
+  auto run_total = [&](const GenerateEvent& e) { return (root ? e.classes : all_positions) - run_loaded; };
   opt.on_event = [&](const GenerateEvent& e) {
     const std::string cls = to_string(e.key, v->pits());
     const std::string tag = "[" + std::to_string(e.class_number) + "/" + std::to_string(e.classes) + "] ";
     switch (e.kind) {
       case GenerateEvent::Progress:
+        if (run_total(e) > 0)
+          bar.overall((run_done + class_share(cls) * static_cast<double>(e.progress.done) /
+                                      static_cast<double>(std::max<std::uint64_t>(1, e.progress.total))) / run_total(e));
         bar.show(tag + "class " + cls + " sweep " + std::to_string(e.progress.sweep), e.progress.done, e.progress.total);
         break;
       case GenerateEvent::Solved:
+        run_done += class_share(cls);
         bar.message(tag + "class " + cls + ": " + std::to_string(e.positions) + " positions, " + std::to_string(e.sweeps) +
                     " sweeps, " + std::to_string(e.seconds).substr(0, 6) + " s, " + human_bytes(static_cast<double>(e.file_bytes)));
         if (verbose)
@@ -250,10 +275,11 @@ int run_generate(const GenerateArgs& g) {
                       static_cast<unsigned long long>(e.file_bytes));
         break;
       case GenerateEvent::Loaded:
+        run_loaded += class_share(cls);  // no time spent on it
         if (verbose) std::printf("loaded %s positions %llu\n", cls.c_str(), static_cast<unsigned long long>(e.positions));
         break;
       case GenerateEvent::Replaced:
-        bar.message("regenerating class " + cls + ": " + e.note);
+        bar.message("regenerating class " + cls + ": " + e.note);  // the warning below also under --quiet
         std::fprintf(stderr, "mancala-tb generate: warning: %s: solving the class again\n", e.note.c_str());
         break;
       case GenerateEvent::Enumerated:
@@ -272,9 +298,23 @@ int run_generate(const GenerateArgs& g) {
   if (!rep) {
     if (rep.error().code == Error::Cancelled) {
       std::fprintf(stderr, "mancala-tb generate: interrupted; finished classes are kept, run the same command to resume\n");
-      return 130;
+      return kExitInterrupted;
     }
     throw std::runtime_error(rep.error().message);
+  }
+  if (g.json) {
+    nlohmann::ordered_json o;
+    o["variant"] = v->name();
+    if (root) o["from"] = format_position(*v, root->position, root->side), o["reachable"] = reachable;
+    o["max_seeds"] = opt.max_seeds;
+    o["out"] = opt.out.string();
+    o["classes_solved"] = rep->classes_solved;
+    o["classes_loaded"] = rep->classes_loaded;
+    o["positions"] = rep->positions;
+    o["bytes"] = rep->file_bytes;
+    o["seconds"] = rep->seconds;
+    std::printf("%s\n", o.dump().c_str());
+    return 0;
   }
   if (root) std::printf("reachable from %s: %llu positions\n", format_position(*v, root->position, root->side).c_str(),
                         static_cast<unsigned long long>(reachable));
@@ -296,7 +336,7 @@ int run_generate(const GenerateArgs& g) {
   return 0;
 }
 
-int run_verify(const std::vector<std::string>& w, int threads) {
+int run_verify(const std::vector<std::string>& w, int threads, bool json) {
   if (w.empty() || w.size() > 2) throw UsageError("verify needs DIR [VARIANT] (see --help)");
   const auto tb = open_or_throw(w[0]);
   std::vector<VariantPtr> vs;
@@ -304,11 +344,10 @@ int run_verify(const std::vector<std::string>& w, int threads) {
   else
     for (const auto& name : tb->variants()) vs.push_back(variant_or_throw(name));
   for (const auto& why : tb->ignored()) std::fprintf(stderr, "mancala-tb verify: warning: ignored %s\n", why.c_str());
-  if (vs.empty())
-    throw std::runtime_error(w[0] + ": no table files (*.mtb) with a valid name in this folder" +
-                             (tb->ignored().empty() ? std::string() : " (" + std::to_string(tb->ignored().size()) + " ignored)"));
+  if (vs.empty()) require_tables(w[0], *tb);
   Progress bar(stderr_is_terminal());
   bool ok = true;
+  nlohmann::ordered_json all = nlohmann::ordered_json::array();
   for (const auto& v : vs) {
     VerifyOptions opt;
     opt.threads = threads;
@@ -316,43 +355,53 @@ int run_verify(const std::vector<std::string>& w, int threads) {
     auto rep = verify_tables(w[0], *v, opt);
     bar.finish();
     if (!rep) throw std::runtime_error(rep.error().message);
+    ok = ok && rep->mismatches == 0;
+    if (json) {
+      all.push_back({{"variant", v->name()}, {"ok", rep->mismatches == 0}, {"classes", rep->classes},
+                     {"positions", rep->positions}, {"problems", rep->mismatches}, {"first_problems", rep->problems}});
+      continue;
+    }
     if (rep->mismatches == 0) {
       std::printf("%s: OK, %llu classes, %llu positions, every value re-derived from its children\n", v->name().c_str(),
                   static_cast<unsigned long long>(rep->classes), static_cast<unsigned long long>(rep->positions));
     } else {
-      ok = false;
       std::fprintf(stderr, "mancala-tb verify: %s: FAILED, %llu problems\n", v->name().c_str(),
                    static_cast<unsigned long long>(rep->mismatches));
       for (const auto& p : rep->problems) std::fprintf(stderr, "  %s\n", p.c_str());
     }
   }
-  return ok ? 0 : 1;
+  if (json)
+    std::printf("%s\n", nlohmann::ordered_json{{"dir", w[0]}, {"ok", ok}, {"ignored", tb->ignored()}, {"variants", all}}
+                             .dump().c_str());
+  return ok ? 0 : kExitFailure;
 }
 
-int run_info(const std::string& dir, bool per_class, bool stats) {
-  const std::vector<std::string> w{dir};
-  const auto tb = open_or_throw(w[0]);
+int run_info(const std::string& dir, bool per_class, bool stats, bool json) {
+  const auto tb = open_or_throw(dir);
   int unreadable = 0;
   for (const auto& why : tb->ignored()) {
     std::fprintf(stderr, "mancala-tb info: warning: ignored %s\n", why.c_str());
     ++unreadable;
   }
-  if (tb->variants().empty()) std::printf("%s: no tables\n", w[0].c_str());
+  require_tables(dir, *tb);  // as verify: exit 1 with "error:"
+  nlohmann::ordered_json variants = nlohmann::ordered_json::array();
   for (const auto& name : tb->variants()) {
     const auto v = make_variant(name);
     if (!v) {
-      std::printf("%s: unknown variant in file names\n", name.c_str());
+      std::fprintf(stderr, "mancala-tb info: %s: unknown variant in file names\n", name.c_str());
       ++unreadable;
       continue;
     }
     std::uint64_t positions = 0, bytes = 0;
     int lo = 1 << 30, hi = -1, bad = 0;
+    nlohmann::ordered_json jv{{"variant", name}}, jclasses = nlohmann::ordered_json::array();
     const auto keys = tb->classes(name);
     for (const auto& k : keys) {
       auto t = tb->table(**v, k);
       if (!t) {
         ++bad;
-        if (per_class) std::printf("  class %-24s ERROR %s\n", to_string(k, (*v)->pits()).c_str(), t.error().message.c_str());
+        if (json) jclasses.push_back({{"class", to_string(k, (*v)->pits())}, {"error", t.error().message}});
+        else if (per_class) std::printf("  class %-24s ERROR %s\n", to_string(k, (*v)->pits()).c_str(), t.error().message.c_str());
         else std::fprintf(stderr, "mancala-tb info: %s\n", t.error().message.c_str());
         continue;
       }
@@ -362,10 +411,18 @@ int run_info(const std::string& dir, bool per_class, bool stats) {
       bytes += b;
       lo = std::min(lo, k.seeds);
       hi = std::max(hi, k.seeds);
-      if (per_class)
+      if (json)
+        jclasses.push_back({{"class", to_string(k, (*v)->pits())}, {"positions", (*t)->header().positions}, {"bytes", b}});
+      else if (per_class)
         std::printf("  class %-24s %14llu positions %10llu bytes\n", to_string(k, (*v)->pits()).c_str(),
                     static_cast<unsigned long long>((*t)->header().positions), static_cast<unsigned long long>(b));
     }
+    jv["classes"] = keys.size();
+    jv["seeds"] = {hi < 0 ? 0 : lo, hi < 0 ? 0 : hi};
+    jv["positions"] = positions;
+    jv["bytes"] = bytes;
+    jv["unreadable"] = bad;
+    if (per_class) jv["class_files"] = jclasses;
     if (stats) {
       struct Row {
         std::uint64_t n = 0, won = 0, drawn = 0, lost = 0;
@@ -392,25 +449,39 @@ int run_info(const std::string& dir, bool per_class, bool stats) {
           r.extreme = std::max(r.extreme, mag);
         }
       }
-      std::printf("%s\n  seeds %14s %8s %8s %8s  %s\n", name.c_str(), "positions", "won", "drawn", "lost",
-                  (*v)->kind() == GameKind::Score ? "largest margin" : "longest (plies)");
-      for (const auto& [seeds, r] : rows) {
-        const double n = r.n ? static_cast<double>(r.n) : 1.0;
-        std::printf("  %5d %14llu %7.2f%% %7.2f%% %7.2f%%  %d\n", seeds, static_cast<unsigned long long>(r.n),
-                    100.0 * static_cast<double>(r.won) / n, 100.0 * static_cast<double>(r.drawn) / n,
-                    100.0 * static_cast<double>(r.lost) / n, r.extreme);
+      const char* extreme = (*v)->kind() == GameKind::Score ? "largest_margin" : "longest_plies";
+      nlohmann::ordered_json jrows = nlohmann::ordered_json::array();
+      for (const auto& [seeds, r] : rows)
+        jrows.push_back({{"seeds", seeds}, {"positions", r.n}, {"won", r.won}, {"drawn", r.drawn}, {"lost", r.lost},
+                         {extreme, r.extreme}});
+      jv["stats"] = jrows;
+      jv["unreadable"] = bad;
+      if (!json) {
+        std::printf("%s\n  seeds %14s %8s %8s %8s  %s\n", name.c_str(), "positions", "won", "drawn", "lost",
+                    (*v)->kind() == GameKind::Score ? "largest margin" : "longest (plies)");
+        for (const auto& [seeds, r] : rows) {
+          const double n = r.n ? static_cast<double>(r.n) : 1.0;
+          std::printf("  %5d %14llu %7.2f%% %7.2f%% %7.2f%%  %d\n", seeds, static_cast<unsigned long long>(r.n),
+                      100.0 * static_cast<double>(r.won) / n, 100.0 * static_cast<double>(r.drawn) / n,
+                      100.0 * static_cast<double>(r.lost) / n, r.extreme);
+        }
       }
     }
-    std::printf("%s: %zu classes, seeds %d..%d, %llu positions, %s (%.3f bytes/position)%s\n", name.c_str(), keys.size(),
-                hi < 0 ? 0 : lo, hi < 0 ? 0 : hi, static_cast<unsigned long long>(positions),
-                human_bytes(static_cast<double>(bytes)).c_str(),
-                positions ? static_cast<double>(bytes) / static_cast<double>(positions) : 0.0,
-                bad ? (", " + std::to_string(bad) + " unreadable (run verify)").c_str() : "");
+    if (!json)
+      std::printf("%s: %zu classes, seeds %d..%d, %llu positions, %s (%.3f bytes/position)%s\n", name.c_str(), keys.size(),
+                  hi < 0 ? 0 : lo, hi < 0 ? 0 : hi, static_cast<unsigned long long>(positions),
+                  human_bytes(static_cast<double>(bytes)).c_str(),
+                  positions ? static_cast<double>(bytes) / static_cast<double>(positions) : 0.0,
+                  bad ? (", " + std::to_string(bad) + " unreadable (run verify)").c_str() : "");
+    variants.push_back(std::move(jv));
     unreadable += bad;
   }
+  if (json)
+    std::printf("%s\n", nlohmann::ordered_json{{"dir", dir}, {"ok", unreadable == 0}, {"ignored", tb->ignored()}, {"variants", variants}}
+                            .dump().c_str());
   if (unreadable) {
-    std::fprintf(stderr, "mancala-tb info: %d files unreadable or ignored\n", unreadable);
-    return 1;
+    std::fprintf(stderr, "mancala-tb info: error: %d files unreadable or ignored\n", unreadable);
+    return kExitFailure;
   }
   return 0;
 }
@@ -443,23 +514,23 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
     c->add_option("VARIANT", g->variant, "the game, e.g. oware or kalah:6:empty (see `mancala-tb variants`)");
     c->add_option("--from", g->from, "root position: table only what it reaches (one argument or split)")
         ->expected(1, CLI::detail::expected_max_vector_size);
-    c->add_option("--max-seeds", g->max_seeds, "largest number of seeds in play to solve")->check(CLI::NonNegativeNumber);
+    c->add_option("--max-seeds", g->max_seeds, "largest number of seeds in play to solve, at most the game's seeds")->check(in_range(0, 255));
     c->add_option("--out", g->out, "table folder (created if missing)");
     c->add_option("--max-positions", g->max_millions,
                   "with --from: stop if more than M million positions are reachable (default 200; "
                   "8 bytes each while enumerating, plus bit sets of at most max(1 GB, 16 bytes x M million))")
-        ->check(CLI::Range(1, 100000));
+        ->check(in_range(1, 100000));
     c->add_option("--threads", g->threads,
                   "worker threads (default: all cores); with more than one, each class's file is written by one "
                   "more thread while the next class is solved")
-        ->check(CLI::Range(0, 1024));
-    c->add_option("--level", g->level, "zstd level of the files, 1..19 (default 9)")->check(CLI::Range(1, 19));
+        ->check(in_range(0, 1024));
+    c->add_option("--level", g->level, "zstd level of the files, 1..19 (default 9)")->check(in_range(1, 19));
     c->add_option("--memory-mb", g->memory_mb,
                   "memory of the run, in MiB (default 1024; 0: no bound): the class being solved and the "
                   "solved classes, an eighth (at most 24 MiB) held back for the rest; the newest lower classes stay in memory while they fit, older ones are spilled to "
                   "an unlinked file in DIR and read back through a page cache (slower); a large class solved by sweeps "
                   "frees them after its first sweep, which reads them all, for the later sweeps' kept moves")
-        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+        ->check(in_range(0, 1LL << 40));
     c->add_flag("--verbose", g->verbose, "one line per class on stdout (seeds, positions, rounds, time, bytes)");
     c->add_flag("--distances", g->distances,
                 "also the distance tables (.mtz beside each .mtb) of a score game with cycles: the plies to the next "
@@ -470,6 +541,8 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
                   "un-moves (Oware, Kalah), acyclic in-class moves that never repeat (Kalah); all give "
                   "identical tables")
         ->check(CLI::IsMember({"auto", "sweeps", "levels", "acyclic"}));
+    add_json_flag(c, g->json, "the summary as one JSON object (variant, classes solved and loaded, positions, bytes, seconds)");
+    add_quiet_flag(c);
     out.push_back({c, [g] { return run_generate(*g); }});
   }
   {
@@ -512,11 +585,12 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
     struct State {
       std::vector<std::string> args;
       int threads = 0;
+      bool json = false;
     };
     auto st = std::make_shared<State>();
     CLI::App* c = add_command(
         root, "verify", "re-derive every value of a table set from its children; check checksums",
-        {"mancala-tb verify DIR [VARIANT] [--threads T]",
+        {"mancala-tb verify DIR [VARIANT] [--threads T] [--json] [--quiet]",
          "Re-derives every value of every table in DIR (or of VARIANT only) from its\n"
          "children with the rules engine, and checks every header and block checksum.\n"
          "Also reports a class missing below the largest seed count present (a gap) and\n"
@@ -524,28 +598,33 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
          "Exit status 0 when everything checks out, 1 otherwise (with the first problems).",
          {"mancala-tb generate oware --max-seeds 6 --out tb/", "mancala-tb verify tb/"}, ""});
     c->add_option("ARGS", st->args, "table folder, and optionally one variant in it");
-    c->add_option("--threads", st->threads, "worker threads (default: all cores)")->check(CLI::Range(0, 1024));
-    out.push_back({c, [st] { return run_verify(st->args, st->threads); }});
+    c->add_option("--threads", st->threads, "worker threads (default: all cores)")->check(in_range(0, 1024));
+    add_json_flag(c, st->json, "one JSON object: ok, and per variant ok, classes, positions, problems and the first ones");
+    add_quiet_flag(c);
+    out.push_back({c, [st] { return run_verify(st->args, st->threads, st->json); }});
   }
   {
     struct State {
       std::string dir;
-      bool classes = false, stats = false;
+      bool classes = false, stats = false, json = false;
     };
     auto st = std::make_shared<State>();
     CLI::App* c = add_command(root, "info", "what tables a folder holds",
-                              {"mancala-tb info DIR [--classes] [--stats]",
+                              {"mancala-tb info DIR [--classes] [--stats] [--json]",
                                "What tables DIR holds: per variant the classes, seeds in play, positions and bytes.\n"
-                               "Exit status 0 when every file could be read, 1 otherwise: a file whose header\n"
-                               "(or, with --stats, a block) is unreadable or corrupt, or a *.mtb file whose name\n"
-                               "cannot be a table (ignored, with a warning).",
+                               "With --stats, what the values look like per seed count (reads every value).\n"
+                               "Exit status 0 when every file could be read, 1 otherwise: a folder that is\n"
+                               "missing or holds no table (as verify), a file whose header (or, with --stats, a\n"
+                               "block) is unreadable or corrupt, or a *.mtb file whose name cannot be a table\n"
+                               "(ignored, with a warning).",
                                {"mancala-tb generate oware --max-seeds 6 --out tb/", "mancala-tb info tb/ --stats"}, ""});
     c->add_option("DIR", st->dir, "table folder")->required();
     c->add_flag("--classes", st->classes, "one line per class file");
     c->add_flag("--stats", st->stats,
                 "what the values look like per seed count: positions, the share won, drawn and lost by the "
                 "side to move, the largest margin (or the longest win/loss in plies); reads every value");
-    out.push_back({c, [st] { return run_info(st->dir, st->classes, st->stats); }});
+    add_json_flag(c, st->json, "one JSON object: per variant classes, seeds, positions, bytes (and class_files, stats)");
+    out.push_back({c, [st] { return run_info(st->dir, st->classes, st->stats, st->json); }});
   }
 }
 

@@ -50,7 +50,10 @@ int main(int argc, char** argv) {
   const auto subs = app.get_subcommands({});
   const bool known = std::any_of(subs.begin(), subs.end(), [&](const CLI::App* s) { return s->get_name() == first; });
   if (first[0] != '-' && !known) {
-    std::fprintf(stderr, "mancala-tb: unknown command '%s' (see mancala-tb --help)\n", first.c_str());
+    std::vector<std::string> names;
+    for (const CLI::App* s : subs) names.push_back(s->get_name());
+    std::fprintf(stderr, "mancala-tb: unknown command '%s'%s (see mancala-tb --help)\n", first.c_str(),
+                 did_you_mean(first, names).c_str());
     return 2;
   }
   try {
@@ -61,8 +64,9 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     const auto parsed = app.get_subcommands();
-    std::fprintf(stderr, "mancala-tb%s%s: %s (see --help)\n", parsed.empty() ? "" : " ",
-                 parsed.empty() ? "" : parsed[0]->get_name().c_str(), e.what());
+    std::fprintf(stderr, "mancala-tb%s%s: %s%s (see --help)\n", parsed.empty() ? "" : " ",
+                 parsed.empty() ? "" : parsed[0]->get_name().c_str(), e.what(),
+                 option_hint(parsed.empty() ? app : *parsed[0]).c_str());
     return 2;
   }
   for (const Command& c : commands) {
