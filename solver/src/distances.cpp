@@ -164,6 +164,10 @@ class DistanceSolver {
   // The edges by child (CSR: the parents of child c are edges_[first_[c] .. first_[c + 1])),
   // then the levels.
   void levels() {
+    if (edges_.size() >= std::numeric_limits<std::uint32_t>::max()) {
+      fail(Error{Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + " has too many optimal moves for distances"});
+      return;
+    }
     arena_.execute([&] { tbb::parallel_sort(edges_.begin(), edges_.end()); });
     first_.assign(static_cast<std::size_t>(n_) + 1, 0);
     for (const Edge& e : edges_) ++first_[e.child + 1];
@@ -185,7 +189,7 @@ class DistanceSolver {
                             std::vector<std::uint32_t> found;
                             for (std::size_t f = r.begin(); f < r.end(); ++f) {
                               const std::uint32_t c = frontier_[f];
-                              for (std::uint64_t e = first_[c]; e < first_[c + 1]; ++e) {
+                              for (std::uint32_t e = first_[c]; e < first_[c + 1]; ++e) {
                                 const std::uint32_t q = edges_[e].parent;
                                 if (values_.get(q) > 0) {
                                   std::uint16_t none = 0;
@@ -219,7 +223,7 @@ class DistanceSolver {
   std::vector<std::uint16_t> dist_;    // 0: undecided (value not 0) or none (value 0, no move)
   std::vector<std::uint8_t> behind_;   // the side behind: optimal in-class children not yet decided; kGameOver
   std::vector<Edge> edges_;
-  std::vector<std::uint64_t> first_;
+  std::vector<std::uint32_t> first_;  // 4 bytes a position: fewer than 2^32 edges (checked)
   std::vector<std::uint32_t> frontier_;  // the positions decided at the current level (first: 0, the games over)
   std::vector<std::uint32_t> ones_;      // decided at 1 by the first pass
 };
