@@ -4,18 +4,15 @@
 
 #include <algorithm>
 #include <boost/mpi/collectives.hpp>
-#include <boost/mpi/datatype.hpp>
-#include <boost/serialization/vector.hpp>
 #include <chrono>
 #include <climits>
 #include <csignal>
+#include <cstring>
 #include <stdexcept>
+#include <type_traits>
 
 #include "mancala/cluster.h"
 #include "mancala/class_solver.h"
-
-BOOST_IS_MPI_DATATYPE(mancala::core::Notice)
-BOOST_CLASS_TRACKING(mancala::core::Notice, track_never)
 
 namespace mancala::cluster {
 
@@ -26,27 +23,144 @@ namespace {
 using clock_type = std::chrono::steady_clock;
 double since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
 
+// Records on the wire, packed (no Boost.Serialization): notices sorted by parent,
+// each as LEB128 varints (7 bits a byte, low first, high bit = more)
+//
+//   parent - previous parent,  zigzag(worth) * 2 + (child given),  [child]
+//
+// (Oware, whose parent lists are exact, sends no child: 2-3 bytes a notice against
+// 18 packed or 24 in memory); every other record (ghost offsets and codes) as its
+// raw bytes. The order of notices does not matter: the owner applies them in any
+// order (threads already do), and the values do not depend on it (retrograde.h).
+void put_varint(std::vector<std::uint8_t>& out, std::uint64_t x) {
+  while (x >= 0x80) {
+    out.push_back(static_cast<std::uint8_t>(x | 0x80));
+    x >>= 7;
+  }
+  out.push_back(static_cast<std::uint8_t>(x));
+}
+std::uint64_t get_varint(const std::uint8_t*& p, const std::uint8_t* end) {
+  std::uint64_t x = 0;
+  for (int shift = 0; p < end && shift < 64; shift += 7) {
+    const std::uint8_t b = *p++;
+    x |= static_cast<std::uint64_t>(b & 0x7F) << shift;
+    if (!(b & 0x80)) return x;
+  }
+  throw std::runtime_error("a packed record from another rank is cut short");
+}
+
+template <class T>
+void pack(std::vector<T>& records, std::vector<std::uint8_t>& out) {
+  static_assert(std::is_trivially_copyable_v<T> && std::has_unique_object_representations_v<T>);
+  const auto* b = reinterpret_cast<const std::uint8_t*>(records.data());
+  out.assign(b, b + records.size() * sizeof(T));
+}
+void pack(std::vector<core::Notice>& records, std::vector<std::uint8_t>& out) {
+  std::sort(records.begin(), records.end(), [](const core::Notice& a, const core::Notice& b) { return a.parent < b.parent; });
+  out.clear();
+  out.reserve(records.size() * 3);
+  Index last = 0;
+  for (const core::Notice& m : records) {
+    put_varint(out, m.parent - last);
+    last = m.parent;
+    const auto w = static_cast<std::int32_t>(m.worth);
+    const auto zigzag = static_cast<std::uint64_t>(static_cast<std::uint32_t>((w << 1) ^ (w >> 31)));
+    put_varint(out, zigzag * 2 + (m.child != core::kNoCheck ? 1 : 0));
+    if (m.child != core::kNoCheck) put_varint(out, m.child);
+  }
+}
+template <class T>
+void unpack(const std::uint8_t* p, std::size_t n, std::vector<T>& out) {
+  if (n % sizeof(T)) throw std::runtime_error("a packed record from another rank is cut short");
+  out.resize(n / sizeof(T));
+  std::memcpy(out.data(), p, n);
+}
+void unpack(const std::uint8_t* p, std::size_t n, std::vector<core::Notice>& out) {
+  out.clear();
+  const std::uint8_t* end = p + n;
+  Index last = 0;
+  while (p < end) {
+    core::Notice m;
+    m.parent = last + get_varint(p, end);
+    last = m.parent;
+    const std::uint64_t tag = get_varint(p, end);
+    const auto zigzag = static_cast<std::uint32_t>(tag >> 1);
+    m.worth = static_cast<Value>(static_cast<std::int32_t>(zigzag >> 1) ^ -static_cast<std::int32_t>(zigzag & 1));
+    m.child = (tag & 1) ? get_varint(p, end) : core::kNoCheck;
+    out.push_back(m);
+  }
+}
+
 // Collectives with the watchdog hook and the time spent waiting.
 class Wire {
  public:
+  // The most bytes a rank sends in one MPI_Alltoallv (all destinations together):
+  // larger exchanges go in several rounds, so no MPI count reaches INT_MAX and the
+  // staging buffers stay small.
+  static constexpr std::uint64_t kRoundBytes = std::uint64_t{8} << 20;
+
   Wire(const mpi::communicator& comm, const DistributedOptions& opt, ClusterStats& stats)
       : comm_(comm), opt_(opt), stats_(stats) {}
 
+  // out[r] goes to rank r, in[r] receives rank r's records; out is left empty. Flat
+  // MPI_Alltoallv on packed bytes, in rounds of at most kRoundBytes a rank; 64-bit
+  // sizes throughout.
   template <class T>
-  void exchange(std::vector<std::vector<T>>& out, std::vector<std::vector<T>>& in, std::size_t record_bytes,
-                const char* phase) {
-    for (int r = 0; r < comm_.size(); ++r)
-      if (r != comm_.rank()) {
-        stats_.records += out[static_cast<std::size_t>(r)].size();
-        stats_.bytes += out[static_cast<std::size_t>(r)].size() * record_bytes;
-      }
+  void exchange(std::vector<std::vector<T>>& out, std::vector<std::vector<T>>& in, const char* phase) {
+    const auto K = static_cast<std::size_t>(comm_.size()), me = static_cast<std::size_t>(comm_.rank());
+    std::vector<std::vector<std::uint8_t>> send(K), recv(K);
+    std::vector<std::uint64_t> scount(K, 0), rcount(K, 0);
+    for (std::size_t r = 0; r < K; ++r) {
+      if (r == me) continue;
+      stats_.records += out[r].size();
+      pack(out[r], send[r]);
+      std::vector<T>().swap(out[r]);
+      scount[r] = send[r].size();
+      stats_.bytes += scount[r];
+    }
+    in.assign(K, {});
+    in[me].swap(out[me]);
     ++stats_.exchanges;
     const auto t = clock_type::now();
     enter(phase);
-    in.clear();
-    mpi::all_to_all(comm_, out, in);
+    check(MPI_Alltoall(scount.data(), 1, MPI_UINT64_T, rcount.data(), 1, MPI_UINT64_T, MPI_Comm(comm_)), "MPI_Alltoall");
+    std::uint64_t most = 0;
+    for (std::size_t r = 0; r < K; ++r) {
+      most = std::max({most, scount[r], rcount[r]});
+      recv[r].resize(static_cast<std::size_t>(rcount[r]));
+    }
+    std::uint64_t all_most = 0;
+    check(MPI_Allreduce(&most, &all_most, 1, MPI_UINT64_T, MPI_MAX, MPI_Comm(comm_)), "MPI_Allreduce");
+    const std::uint64_t step = std::max<std::uint64_t>(1, kRoundBytes / K);
+    std::vector<int> sc(K), sd(K), rc(K), rd(K);
+    std::vector<std::uint8_t> sbuf, rbuf;
+    for (std::uint64_t at = 0; at < all_most; at += step) {
+      int stotal = 0, rtotal = 0;
+      for (std::size_t r = 0; r < K; ++r) {
+        sc[r] = static_cast<int>(at < scount[r] ? std::min(step, scount[r] - at) : 0);
+        rc[r] = static_cast<int>(at < rcount[r] ? std::min(step, rcount[r] - at) : 0);
+        sd[r] = stotal;
+        rd[r] = rtotal;
+        stotal += sc[r];
+        rtotal += rc[r];
+      }
+      sbuf.resize(static_cast<std::size_t>(stotal));
+      rbuf.resize(static_cast<std::size_t>(rtotal));
+      for (std::size_t r = 0; r < K; ++r)
+        if (sc[r]) std::memcpy(sbuf.data() + sd[r], send[r].data() + at, static_cast<std::size_t>(sc[r]));
+      check(MPI_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(), MPI_BYTE,
+                          MPI_Comm(comm_)),
+            "MPI_Alltoallv");
+      for (std::size_t r = 0; r < K; ++r)
+        if (rc[r]) std::memcpy(recv[r].data() + at, rbuf.data() + rd[r], static_cast<std::size_t>(rc[r]));
+    }
     enter(nullptr);
     stats_.seconds_exchanging += since(t);
+    for (std::size_t r = 0; r < K; ++r) {
+      std::vector<std::uint8_t>().swap(send[r]);
+      if (r != me) unpack(recv[r].data(), recv[r].size(), in[r]);
+      std::vector<std::uint8_t>().swap(recv[r]);
+    }
   }
   template <class T, class Op>
   T reduce(T x, Op op, const char* phase) {
@@ -65,6 +179,9 @@ class Wire {
   void count_wait(double seconds) { stats_.seconds_exchanging += seconds; }
 
  private:
+  static void check(int rc, const char* what) {
+    if (rc != MPI_SUCCESS) throw std::runtime_error(std::string(what) + " failed");
+  }
   const mpi::communicator& comm_;
   const DistributedOptions& opt_;
   ClusterStats& stats_;
@@ -78,11 +195,10 @@ class MpiTransport {
   std::uint64_t ranks() const { return static_cast<std::uint64_t>(comm_.size()); }
   std::uint64_t rank() const { return static_cast<std::uint64_t>(comm_.rank()); }
   template <class T>
-  void exchange(std::vector<std::vector<T>>& out, std::vector<std::vector<T>>& in, std::size_t record_bytes,
+  void exchange(std::vector<std::vector<T>>& out, std::vector<std::vector<T>>& in, std::size_t /*record_bytes*/,
                 const char* phase) {
     out.resize(static_cast<std::size_t>(comm_.size()));
-    wire_.exchange(out, in, record_bytes, phase);
-    for (auto& o : out) o.clear();
+    wire_.exchange(out, in, phase);
   }
   core::Tally sum(const core::Tally& t, const char* phase) {
     std::vector<std::uint64_t> mine = {t.changed, t.open, t.stopped}, all(3);

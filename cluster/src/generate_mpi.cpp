@@ -8,6 +8,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdio>
+#include <map>
 #include <optional>
 #include <system_error>
 
@@ -42,7 +43,7 @@ Result<void> describe(ManifestClass& entry, const fs::path& file, const ClassVal
   auto fc = file_crc32(file);
   if (!fc) return std::unexpected(fc.error());
   entry.file_crc32 = *fc;
-  entry.values_crc32 = crc32(cls.bytes().data(), cls.bytes().size());
+  entry.values_crc32 = cls.whole() ? crc32(cls.bytes().data(), cls.bytes().size()) : 0;  // sharded: the caller's
   entry.source = source;
   return {};
 }
@@ -51,6 +52,52 @@ std::string seconds_text(double s) {
   char b[32];
   std::snprintf(b, sizeof b, "%.3f s", s);
   return b;
+}
+
+constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+
+// The budget generate holds back for what it does not count (generate.cpp).
+std::uint64_t held_back(std::uint64_t memory_bytes) { return std::min(memory_bytes / 8, std::uint64_t{24} << 20); }
+std::uint64_t counted(std::uint64_t memory_bytes) { return memory_bytes - held_back(memory_bytes); }
+std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+// A rank's share of a class's working arrays (an estimate per method, lower_store.h).
+std::uint64_t slice_bytes(const Variant& v, const ClassKey& key, Index n, SolveOptions::Method m, std::uint64_t K) {
+  return ceil_div(solver_bytes(v, key, n, m), K);
+}
+
+// Refuses at once a per-rank budget below what one rank needs for the largest
+// class: its share of the working arrays and the smallest page cache (sharded), or
+// the whole class it receives besides (replicated).
+Result<void> check_budget(const Variant& v, const ClusterGenerateOptions& opt, const ClusterPlan& plan, std::uint64_t K) {
+  if (!opt.memory_bytes) return {};
+  std::uint64_t most = 0, arrays = 0;
+  ClassKey worst{};
+  for (const ClassKey& key : plan.keys) {
+    std::shared_ptr<const std::vector<Index>> subset;
+    if (plan.reachable)
+      if (auto it = plan.reachable->classes.find(key); it != plan.reachable->classes.end()) subset = it->second;
+    const Index n = ClassIndex(v, key, subset).size();
+    const std::uint64_t whole = plan.sharded ? 0 : n * static_cast<std::uint64_t>(v.kind() == GameKind::Score ? 1 : 2);
+    const std::uint64_t need = slice_bytes(v, key, n, opt.solve.local.method, K) + whole + Shards::kMinCacheBytes;
+    if (need > most) {
+      most = need;
+      worst = key;
+      arrays = solver_bytes(v, key, n, opt.solve.local.method);
+    }
+  }
+  if (counted(opt.memory_bytes) >= most) return {};
+  // The smallest budget M with M - held_back(M) >= most, in MiB.
+  const std::uint64_t need = most <= (std::uint64_t{168} << 20) ? ceil_div(8 * most, 7) : most + (std::uint64_t{24} << 20);
+  std::string msg = "a rank needs at least " + std::to_string(ceil_div(need, kMiB)) + " MiB for class " +
+                    to_string(worst, v.pits()) + " on " + std::to_string(K) + " rank" + (K > 1 ? "s" : "") + " (" +
+                    std::to_string(ceil_div(arrays, kMiB)) + " MiB of working arrays shared by the ranks" +
+                    (plan.sharded ? "" : ", the whole class on every rank") + ", a 4 MiB page cache and " +
+                    std::to_string(ceil_div(held_back(need), kMiB)) + " MiB held back); the budget is " +
+                    std::to_string(opt.memory_bytes / kMiB) + " MiB a rank";
+  if (plan.sharded && counted(opt.memory_bytes) > Shards::kMinCacheBytes)
+    msg += ", enough on " + std::to_string(ceil_div(arrays, counted(opt.memory_bytes) - Shards::kMinCacheBytes)) + " ranks";
+  return fail_with(Error::InvalidArgument, msg);
 }
 
 }  // namespace
@@ -103,6 +150,17 @@ Result<ClusterPlan> plan_distributed(const mpi::communicator& comm, const Varian
   mpi::broadcast(comm, problem, 0);
   wait(nullptr);
   if (code >= 0) return fail_with(static_cast<Error::Code>(code), problem);
+
+  // Where the solved classes live: sharded when every rank sees the folder.
+  if (root) Shards::remove_all(opt.out);  // a killed run's
+  if (opt.lower != ClusterGenerateOptions::Lower::Replicated) {
+    plan.sharded = Shards::shared_folder(comm, opt.out, opt.solve.wait);
+    if (!plan.sharded && opt.lower == ClusterGenerateOptions::Lower::Sharded)
+      return fail_with(Error::InvalidArgument, "sharded lower classes need the folder " + opt.out.string() +
+                                                   " on a file system every rank sees, and some rank does not see it");
+  }
+  if (auto fits = check_budget(v, opt, plan, static_cast<std::uint64_t>(comm.size())); !fits)
+    return std::unexpected(fits.error());
   return plan;
 }
 
@@ -133,6 +191,27 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     return "[" + std::to_string(number) + "/" + std::to_string(total) + "] class " + to_string(key, v.pits());
   };
 
+  // Sharded: the manifest's checksums of a class, taken by rank 0 while it writes
+  // the file (the class is paged on every rank afterwards).
+  std::optional<Shards> shards;
+  if (plan.sharded) shards.emplace(opt.out, v.name());
+  struct Sums {
+    std::uint32_t values_crc32 = 0;
+    std::vector<ManifestClass::Slice> slices;
+  };
+  std::map<ClassKey, Sums> sums;
+  const std::uint64_t width = v.kind() == GameKind::Score ? 1 : 2;
+  auto checksums = [&](const ClassKey& key, const std::vector<std::uint8_t>& bytes, bool with_slices) {
+    Sums& s = sums[key];
+    s.values_crc32 = crc32(bytes.data(), bytes.size());
+    const std::uint64_t n = bytes.size() / width;
+    if (with_slices)
+      for (int r = 0; r < K; ++r) {
+        const auto [b, e] = chunk(n, static_cast<std::uint64_t>(K), static_cast<std::uint64_t>(r));
+        s.slices.push_back({r, b, e, crc32(bytes.data() + b * width, static_cast<std::size_t>((e - b) * width))});
+      }
+  };
+
   // The class loop of generate.h, with the places where ranks meet.
   ClassLoopHooks hooks;
   hooks.writer = root;
@@ -140,21 +219,66 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
                     SolveStats&) -> Result<std::shared_ptr<ClassValues>> {
     sopt.class_number = number;
     sopt.local = so;  // the class loop's choices for this rank (threads, method, budget, kept ranks)
+    const ClassKey key = index.key();
+    if (shards) {
+      // This rank's budget: its share of the class's arrays, then the page cache
+      // (4-64 MiB), then the sweeps' kept ranks.
+      const std::uint64_t arrays = slice_bytes(v, key, index.size(), so.method, static_cast<std::uint64_t>(K));
+      std::uint64_t cache = Shards::kMaxCacheBytes;
+      if (opt.memory_bytes) {
+        const std::uint64_t budget = counted(opt.memory_bytes), left = budget > arrays ? budget - arrays : 0;
+        cache = std::clamp(left, Shards::kMinCacheBytes, Shards::kMaxCacheBytes);
+        sopt.local.rank_cache_bytes = left > cache ? left - cache : 0;
+      }
+      shards->set_cache_bytes(cache);
+    }
     auto slice = solve_class_distributed(comm, v, index, solved, sopt, st);
-    if (!slice) return fail_with(slice.error().code, "class " + to_string(index.key(), v.pits()) + ": " + slice.error().message);
+    if (!slice) return fail_with(slice.error().code, "class " + to_string(key, v.pits()) + ": " + slice.error().message);
     st.positions += root ? index.size() : 0;
-    return gather_class(comm, v, index, *slice, sopt, st);
+    if (!shards) return gather_class(comm, v, index, *slice, sopt, st);
+    const auto tw = clock_type::now();
+    const std::uint64_t first = chunk_start(index.size(), static_cast<std::uint64_t>(K), static_cast<std::uint64_t>(comm.rank()));
+    auto paged = shards->publish(comm, v, index, std::move(*slice), first * width, opt.solve.wait);
+    if (!paged) return std::unexpected(paged.error());
+    if (root) {  // the standard file, from the shard file
+      auto bytes = shards->read(key, 0, index.size() * width);
+      if (!bytes) return std::unexpected(bytes.error());
+      checksums(key, *bytes, true);
+      const int threads = opt.solve.local.threads > 0 ? opt.solve.local.threads : 1;
+      if (auto w = write_table(opt.out / table_file_name(v.name(), key), v, key, *bytes, static_cast<int>(width),
+                               opt.zstd_level, index.subset().get(), threads);
+          !w)
+        return fail_with(Error::Io, w.error().message);
+    }
+    st.seconds_writing += since(tw);
+    return *paged;
   };
+  if (shards)  // the file is written by solve
+    hooks.write = [](const fs::path&, const ClassValues&, const std::vector<Index>*, int) -> std::expected<void, TableError> {
+      return {};
+    };
   hooks.share = [&](std::shared_ptr<ClassValues> loaded, const ClassIndex& index) -> std::shared_ptr<ClassValues> {
     int have = loaded ? 1 : 0;
     wait("broadcast (resume)");
     mpi::broadcast(comm, have, 0);
-    if (have) {
-      if (!root) loaded = std::make_shared<ClassValues>(index, v.kind());
-      broadcast_bytes(comm, loaded->bytes());
-    }
     wait(nullptr);
-    return have ? loaded : nullptr;
+    if (!have) return nullptr;
+    if (shards) {  // rank 0 writes the shard file of the class it loaded; every rank pages it
+      std::vector<std::uint8_t> bytes;
+      if (root) {
+        checksums(index.key(), loaded->bytes(), false);
+        bytes = std::move(loaded->bytes());
+        loaded.reset();
+      }
+      auto paged = shards->publish(comm, v, index, std::move(bytes), 0, opt.solve.wait);
+      if (!paged) throw std::runtime_error(paged.error().message);
+      return *paged;
+    }
+    wait("broadcast (resume)");
+    if (!root) loaded = std::make_shared<ClassValues>(index, v.kind());
+    broadcast_bytes(comm, loaded->bytes());
+    wait(nullptr);
+    return loaded;
   };
   hooks.finished = [&](int number, const fs::path& file, const ClassValues& cls, bool loaded,
                        double seconds) -> Result<void> {
@@ -165,7 +289,11 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     entry.key = cls.index().key();
     entry.file = file.filename().string();
     if (auto d = describe(entry, file, cls, loaded ? "loaded" : "solved"); !d) return std::unexpected(d.error());
-    if (!loaded) {
+    if (auto it = sums.find(entry.key); it != sums.end()) {  // sharded: taken when written
+      entry.values_crc32 = it->second.values_crc32;
+      entry.slices = std::move(it->second.slices);
+      sums.erase(it);
+    } else if (!loaded) {
       const auto width = static_cast<std::uint64_t>(cls.width());
       for (int r = 0; r < K; ++r) {
         const auto [b, e] = chunk(cls.size(), static_cast<std::uint64_t>(K), static_cast<std::uint64_t>(r));
@@ -187,7 +315,9 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
   g.threads = opt.solve.local.threads;
   g.method = opt.solve.local.method;
   g.zstd_level = opt.zstd_level;
-  g.memory_bytes = opt.memory_bytes;
+  g.memory_bytes = shards ? 0 : opt.memory_bytes;  // sharded: the solve hook keeps the budget
+  if (shards) line("lower classes sharded: each rank's slice in " + (opt.out / ".mtb-shard.*").string() +
+                   ", exits read through a page cache per rank");
   SolvedClasses solved;
   auto done = generate_classes(v, keys, g, solved, plan.reachable ? &plan.reachable->classes : nullptr, hooks);
   if (!done) return std::unexpected(done.error());
@@ -197,6 +327,14 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
   if (root) {
     manifest.complete = true;
     if (auto w = write_manifest(manifest_file, manifest); !w) return std::unexpected(w.error());
+  }
+  if (shards) {
+    rep.cache = shards->cache_stats();
+    solved = SolvedClasses{};  // closes the shard files
+    wait("barrier (end)");
+    MPI_Barrier(MPI_Comm(comm));
+    wait(nullptr);
+    if (root) Shards::remove_all(opt.out);
   }
 
   // Sum the traffic over ranks (rank 0 gets the totals).

@@ -27,6 +27,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -111,6 +112,19 @@ std::variant<Command, int> parse(int argc, char** argv) {
       ->type_name("M")
       ->default_val(GenerateOptions::kDefaultMemoryBytes >> 20)
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+  std::map<std::string, cluster::ClusterGenerateOptions::Lower> lowers = {
+      {"auto", cluster::ClusterGenerateOptions::Lower::Auto},
+      {"sharded", cluster::ClusterGenerateOptions::Lower::Sharded},
+      {"replicated", cluster::ClusterGenerateOptions::Lower::Replicated}};
+  gen->add_option("--lower-classes", c.opt.lower,
+                  "where solved classes live: sharded (no rank holds one\n"
+                  "whole; each rank writes its slice to DIR/.mtb-shard.* and\n"
+                  "reads exits from there through a page cache: DIR must be on\n"
+                  "a file system every rank sees), replicated (every rank\n"
+                  "holds every class), auto (sharded when every rank sees DIR)")
+      ->type_name("WHERE")
+      ->default_str("auto")
+      ->transform(CLI::CheckedTransformer(lowers, CLI::ignore_case));
   gen->add_option("--timeout-seconds", c.timeout_seconds,
                   "abort the job when a rank waits more than S seconds\n"
                   "for the others in one collective (0 = no watchdog)")
@@ -298,6 +312,10 @@ int main(int argc, char** argv) {
             static_cast<double>(st.bytes) * per, static_cast<unsigned long long>(st.exchanges),
             static_cast<unsigned long long>(st.gathered_bytes), rep->seconds, st.seconds_solving,
             st.seconds_exchanging, st.seconds_gathering, st.seconds_writing);
+        if (plan->sharded)
+          std::printf("stats rank 0 page cache: %llu hits, %llu misses, peak %llu bytes\n",
+                      static_cast<unsigned long long>(rep->cache.hits), static_cast<unsigned long long>(rep->cache.misses),
+                      static_cast<unsigned long long>(rep->cache.peak_bytes));
       }
     }
     return 0;

@@ -245,9 +245,11 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     rep.positions += (*values)->size();
     pending.emplace(Written{n + 1, key, file, *values, stats.sweeps, std::chrono::duration<double>(clock::now() - tc).count(), {}});
     if (hooks.writer) {
-      auto write = [&v, key, file, cls = *values, level = opt.zstd_level, subset](int workers) -> std::expected<double, TableError> {
+      auto write = [&v, &hooks, key, file, cls = *values, level = opt.zstd_level, subset](int workers) -> std::expected<double, TableError> {
         const auto tw = clock::now();
-        if (auto w = write_table(file, v, key, cls->bytes(), cls->width(), level, subset.get(), workers); !w)
+        if (auto w = hooks.write ? hooks.write(file, *cls, subset.get(), workers)
+                                 : write_table(file, v, key, cls->bytes(), cls->width(), level, subset.get(), workers);
+            !w)
           return std::unexpected(w.error());
         return std::chrono::duration<double>(clock::now() - tw).count();
       };

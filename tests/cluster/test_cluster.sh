@@ -10,6 +10,11 @@
 #       a rank killed with SIGKILL in the middle of a class ends the job (no hang)
 #       with a clear message; --resume finishes it with identical files. A frozen
 #       rank (SIGSTOP) is caught by --timeout-seconds.
+#   test_cluster.sh budget MPI_EXE TB_EXE WORKDIR
+#       sharded lower classes (the default here) and replicated ones give the same
+#       files; no shard file is left; a per-rank --memory-mb below what one rank
+#       needs for the largest class is refused at once on 1 rank, naming the budget
+#       it would need, and finishes with identical files on 4 ranks.
 set -euo pipefail
 what=$1 mpi_exe=$2 tb_exe=$3 work=$4
 # CI runs as root; two cores run up to four ranks.
@@ -121,6 +126,35 @@ case "$what" in
     [ "$rc" -ne 124 ] || fail "the job hung on a frozen rank despite --timeout-seconds"
     grep -q "waited more than 3 s" "$work/frozen.log" || fail "no watchdog message"
     echo "ok: the watchdog ended the job of a frozen rank (rc $rc)"
+    ;;
+  budget)
+    v=oware seeds=12
+    "$tb_exe" generate $v --max-seeds $seeds --out "$work/ref" --threads 1 > /dev/null
+    for lower in sharded replicated; do
+      timeout 120 "${mpirun[@]}" -np 2 "$mpi_exe" generate $v --max-seeds $seeds --out "$work/$lower" --threads 1 \
+        --lower-classes $lower --verbose > "$work/$lower.log" 2>&1 || { cat "$work/$lower.log"; fail "$lower"; }
+      same_tables "$work/ref" "$work/$lower"
+      [ -z "$(ls -A "$work/$lower" | grep '^\.mtb-shard')" ] || fail "shard files left in $work/$lower"
+      echo "ok: --lower-classes $lower on 2 ranks: identical files"
+    done
+    grep -q "lower classes sharded" "$work/sharded.log" || fail "the sharded run does not say so"
+    # Oware's class of 12 seeds (1.35 M positions) needs 1.45 MiB of arrays: with a
+    # 4 MiB page cache and an eighth held back, 6 MiB is too little for one rank.
+    set +e
+    timeout 60 "${mpirun[@]}" -np 1 "$mpi_exe" generate $v --max-seeds $seeds --out "$work/small1" --threads 1 \
+      --memory-mb 6 > "$work/small1.log" 2>&1
+    rc=$?
+    set -e
+    cat "$work/small1.log"
+    [ "$rc" -eq 1 ] || fail "a budget one rank cannot hold should be refused (exit 1, got $rc)"
+    grep -q "a rank needs at least 7 MiB for class 12 on 1 rank.*the budget is 6 MiB a rank, enough on 2 ranks" \
+      "$work/small1.log" || fail "the refusal does not name the budget needed"
+    ! ls "$work/small1"/*.mtb > /dev/null 2>&1 || fail "a refused job wrote tables"
+    timeout 120 "${mpirun[@]}" -np 4 "$mpi_exe" generate $v --max-seeds $seeds --out "$work/small4" --threads 1 \
+      --memory-mb 6 > "$work/small4.log" 2>&1 || { cat "$work/small4.log"; fail "6 MiB a rank on 4 ranks"; }
+    same_tables "$work/ref" "$work/small4"
+    check_manifest "$work/small4" $v
+    echo "ok: --memory-mb 6 refused on 1 rank, identical files on 4 ranks"
     ;;
   *) fail "unknown test $what" ;;
 esac

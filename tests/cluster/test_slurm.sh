@@ -9,6 +9,8 @@
 #    byte for byte to `mancala-tb generate`, the README's probe reads the folder;
 #  * the same with LAUNCHER=mpirun (Open MPI's mpirun inside the allocation), and with
 #    --exclusive (one rank, all the node's CPUs as threads);
+#  * sbatch --ntasks=2 --mem-per-cpu=300M with --level 3 after OUT_DIR (each rank's
+#    --memory-mb from the submission, the option passed through), and a --from run;
 #  * a job stopped by scancel mid-run (a rank frozen in class 7 by the test hook, so the
 #    cancel always lands in the middle) exits non-zero with the resume hint, and the
 #    same sbatch line resumes it to identical files;
@@ -186,6 +188,24 @@ grep -q "1 ranks on 1 node(s), $cpus threads per rank" "$log" || { cat "$log"; f
 same_tables "$work/ref-oware" tb-exclusive
 echo "ok: job $id: sbatch --exclusive runs 1 rank with $cpus threads, identical files"
 
+# ---- sbatch --ntasks, the submission's memory, generate options passed through ------
+"$tb_exe" generate oware --max-seeds 8 --out "$work/ref-level3" --threads 1 --level 3 > /dev/null || fail "generate --level 3"
+id=$(sbatch --parsable --wait --ntasks=2 --cpus-per-task=1 --mem-per-cpu=300M "$script" oware 8 tb-opts --level 3)
+rc=$?
+log=$(job_log "$id")
+[ "$rc" -eq 0 ] || { cat "$log"; fail "job $id (--ntasks=2 --mem-per-cpu=300M ... --level 3) exited with $rc"; }
+grep -q "2 ranks on 1 node(s), 1 threads per rank, 300 MiB per rank" "$log" || { cat "$log"; fail "job $id: not 2 ranks x 300 MiB"; }
+same_tables "$work/ref-level3" tb-opts
+echo "ok: job $id: sbatch --ntasks=2 --mem-per-cpu=300M, --level 3 passed through: identical files"
+root="enkeshui:8 0S,0,1,2,1,2,0,0/0N,0,2,1,2,1,0,0 S"
+"$tb_exe" generate --from "$root" --max-seeds 10 --out "$work/ref-from" --threads 1 > /dev/null || fail "generate --from"
+id=$(sbatch --parsable --wait --ntasks=2 --cpus-per-task=1 "$script" enkeshui:8 10 tb-from --from "$root")
+rc=$?
+log=$(job_log "$id")
+[ "$rc" -eq 0 ] && grep -q "^complete: tb-from" "$log" || { cat "$log"; fail "job $id (--from) exited with $rc"; }
+same_tables "$work/ref-from" tb-from
+echo "ok: job $id: --from passed through: identical files, complete"
+
 # ---- scancel mid-run, then the same sbatch line again -------------------------------
 v=oware seeds=10
 "$tb_exe" generate $v --max-seeds $seeds --out "$work/ref-cancel" --threads 1 > /dev/null || fail "mancala-tb generate"
@@ -232,7 +252,7 @@ id=$(MPI_PLUGIN=none "${sb[@]}" --wait "$script" oware 2 tb-none)
 rc=$?
 log=$(job_log "$id")
 [ "$rc" -ne 0 ] || { cat "$log"; fail "a job with MPI_PLUGIN=none succeeded"; }
-grep -q "the job stopped before finishing any class (srun exit status [1-9].*choose another MPI_PLUGIN" "$log" ||
+grep -q "the job stopped before finishing any class (srun exit status [1-9]; MPI could not start.*choose another MPI_PLUGIN" "$log" ||
   { cat "$log"; fail "job $id: no clear message after MPI failed to start"; }
 echo "ok: MPI_PLUGIN=none (the issue's failure) ends the job with exit $rc: $(grep 'stopped before' "$log")"
 

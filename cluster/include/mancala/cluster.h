@@ -14,8 +14,15 @@
 // Neither the methods nor the class loop exist twice: the cluster supplies only the
 // transport (collectives) and the hooks where ranks meet (generate.h ClassLoopHooks).
 //
-// Lower classes are replicated: after a class is solved its slices are all-gathered
-// and every rank holds the whole class (exits of later classes look them up locally).
+// Lower classes (ClusterGenerateOptions::lower):
+//  * Sharded (the default where every rank sees the table folder): no rank ever holds
+//    a whole solved class. Each rank writes its slice into the class's raw shard file
+//    in the folder (DIR/.mtb-shard.<table file name>.values, W bytes a position at
+//    offset W * first position; removed when the job ends), and the exits of later
+//    classes are read from those files through one bounded page cache per rank
+//    (16 KiB pages, pread). Rank 0 writes the standard table file from the shard file.
+//  * Replicated (no shared folder): after a class is solved its slices are
+//    all-gathered and every rank holds the whole class (exits are plain look-ups).
 #pragma once
 
 #include <boost/mpi/communicator.hpp>
@@ -31,6 +38,7 @@
 
 #include "mancala/error.h"
 #include "mancala/generate.h"
+#include "mancala/lower_store.h"
 #include "mancala/reachable.h"
 #include "mancala/retrograde.h"
 #include "mancala/values.h"
@@ -84,6 +92,39 @@ Result<std::vector<std::uint8_t>> solve_class_distributed(
 std::shared_ptr<ClassValues> gather_class(const boost::mpi::communicator& comm, const Variant& v, const ClassIndex& index,
                                           const std::vector<std::uint8_t>& slice, const DistributedOptions& opt,
                                           ClusterStats& stats);
+
+// ---- Sharded lower classes -------------------------------------------------------
+// The raw shard files of one job's solved classes (see the top of this file) and the
+// page cache every paged class of this rank reads through.
+class Shards {
+ public:
+  static constexpr std::uint64_t kMinCacheBytes = std::uint64_t{4} << 20;
+  static constexpr std::uint64_t kMaxCacheBytes = std::uint64_t{64} << 20;
+  Shards(std::filesystem::path dir, std::string variant);
+  void set_cache_bytes(std::uint64_t bytes);
+  PageCache::Stats cache_stats() const;
+  std::filesystem::path path(const ClassKey& key) const;
+  // Every rank: writes `bytes` (this rank's values, from byte `first_byte` of the
+  // class; empty for none) into the class's shard file, frees them, waits for the
+  // others and returns the class paged from the file. Errors: Io (this rank's).
+  Result<std::shared_ptr<ClassValues>> publish(const boost::mpi::communicator& comm, const Variant& v,
+                                               const ClassIndex& index, std::vector<std::uint8_t>&& bytes,
+                                               std::uint64_t first_byte, const WaitHook& wait);
+  // Bytes [first_byte, first_byte + bytes) of a class's shard file. Errors: Io.
+  Result<std::vector<std::uint8_t>> read(const ClassKey& key, std::uint64_t first_byte, std::uint64_t bytes) const;
+  // Removes every shard file of `dir` (rank 0: at the start and the end of a job).
+  static void remove_all(const std::filesystem::path& dir);
+  // Whether every rank of `comm` sees the same folder `dir` (rank 0 writes a random
+  // token into a file there, every rank reads it back). Every rank gets the same answer.
+  static bool shared_folder(const boost::mpi::communicator& comm, const std::filesystem::path& dir,
+                            const WaitHook& wait);
+
+ private:
+  std::filesystem::path dir_;
+  std::string variant_;
+  std::shared_ptr<PageCache> cache_;
+  std::uint32_t next_id_ = 0;
+};
 
 // ---- Manifest: DIR/<variant>.manifest, written by rank 0 after every class -----
 //
@@ -144,6 +185,10 @@ struct ClusterGenerateOptions {
   // GenerateOptions::memory_bytes (generate.h), on every rank: lower classes that do
   // not fit are spilled (rank 0: into `out`; the others: the temporary folder).
   std::uint64_t memory_bytes = GenerateOptions::kDefaultMemoryBytes;
+  // Where solved classes live (top of this file): Auto = Sharded when every rank sees
+  // `out` (checked at the start), else Replicated.
+  enum class Lower : std::uint8_t { Auto, Sharded, Replicated };
+  Lower lower = Lower::Auto;
   DistributedOptions solve;
   // Rank 0 only: one line per class (the core never prints).
   std::function<void(const std::string&)> on_line;
@@ -154,6 +199,7 @@ struct ClusterGenerateOptions {
 struct ClusterPlan {
   std::vector<ClassKey> keys;
   std::shared_ptr<const ReachableSet> reachable;  // null without --from
+  bool sharded = false;  // the lower classes' place (ClusterGenerateOptions::lower, decided)
 };
 
 struct ClusterReport {
@@ -161,6 +207,7 @@ struct ClusterReport {
   std::uint64_t positions = 0;
   double seconds = 0;
   ClusterStats stats;  // summed over ranks (valid on rank 0)
+  PageCache::Stats cache;  // sharded: this rank's page cache of the lower classes
 };
 
 // The two steps of a distributed generation; every rank calls both. Errors come in

@@ -95,6 +95,13 @@ struct ClassLoopHooks {
   // Makes the class the writer loaded from its file (null: none) known to every
   // process; returns it, or null when it is to be solved.
   std::function<std::shared_ptr<ClassValues>(std::shared_ptr<ClassValues> loaded, const ClassIndex&)> share;
+  // Writes the file of a class just solved (default: write_table from its values,
+  // which must then be whole). mancala-tb-mpi's sharded classes are paged on every
+  // rank: their file is written by the ranks together inside `solve`, and this
+  // hook has nothing left to do.
+  std::function<std::expected<void, TableError>(const std::filesystem::path& file, const ClassValues&,
+                                                const std::vector<Index>* subset, int threads)>
+      write;
   // After each class, loaded from its file or solved and written.
   std::function<Result<void>(int number, const std::filesystem::path& file, const ClassValues&, bool loaded,
                              double seconds)>

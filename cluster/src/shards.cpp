@@ -1,0 +1,198 @@
+// Sharded solved classes (cluster.h, "Sharded lower classes"): each rank writes its
+// slice of a solved class into one raw file of the class in the shared table folder,
+// and every rank reads the exits of later classes from those files through one
+// bounded page cache.
+#include <fcntl.h>
+#include <mpi.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <random>
+#include <span>
+#include <system_error>
+
+#include "mancala/cluster.h"
+#include "mancala/lower_store.h"
+
+namespace mancala::cluster {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::uint64_t kPageBytes = 16384;  // as the spill pages of lower_store.cpp
+constexpr const char* kShardPrefix = ".mtb-shard.";
+
+std::string sys_error(const fs::path& p, const char* what) {
+  return p.string() + ": cannot " + what + ": " + std::strerror(errno);
+}
+
+// A class's values in its raw shard file, read a page at a time through the cache.
+class ShardPages : public ValuePages {
+ public:
+  ShardPages(int fd, fs::path path, std::uint64_t bytes, int width, std::shared_ptr<PageCache> cache, std::uint32_t id)
+      : fd_(fd), path_(std::move(path)), bytes_(bytes), width_(static_cast<std::uint64_t>(width)), cache_(std::move(cache)),
+        id_(id) {}
+  ~ShardPages() override { ::close(fd_); }
+  ShardPages(const ShardPages&) = delete;
+  ShardPages& operator=(const ShardPages&) = delete;
+
+  Result<ValueBlock> block(Index i) const override {
+    const std::uint64_t page = static_cast<std::uint64_t>(i) * width_ / kPageBytes;
+    const std::uint64_t from = page * kPageBytes, len = std::min(kPageBytes, bytes_ - from);
+    auto data = cache_->get(id_, page, [&](std::vector<std::uint8_t>& out) -> Result<void> {
+      out.resize(static_cast<std::size_t>(len));
+      for (std::uint64_t got = 0; got < len;) {
+        const ssize_t r = ::pread(fd_, out.data() + got, static_cast<std::size_t>(len - got), static_cast<off_t>(from + got));
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return fail_with(Error::Io, r == 0 ? path_.string() + ": short read" : sys_error(path_, "read"));
+        got += static_cast<std::uint64_t>(r);
+      }
+      return {};
+    });
+    if (!data) return std::unexpected(data.error());
+    return ValueBlock{static_cast<Index>(from / width_), static_cast<Index>(len / width_), std::move(*data)};
+  }
+
+ private:
+  int fd_;
+  fs::path path_;
+  std::uint64_t bytes_, width_;
+  std::shared_ptr<PageCache> cache_;
+  std::uint32_t id_;
+};
+
+void barrier(const boost::mpi::communicator& comm, const WaitHook& wait, const char* phase) {
+  if (wait) wait(phase);
+  if (MPI_Barrier(MPI_Comm(comm)) != MPI_SUCCESS) throw std::runtime_error("MPI_Barrier failed");
+  if (wait) wait(nullptr);
+}
+
+// Every rank's verdict: 1 when all are 1.
+int all_agree(const boost::mpi::communicator& comm, int ok) {
+  int all = 0;
+  if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_Comm(comm)) != MPI_SUCCESS)
+    throw std::runtime_error("MPI_Allreduce failed");
+  return all;
+}
+
+Result<void> write_all(int fd, const fs::path& p, const std::uint8_t* data, std::uint64_t n, std::uint64_t at) {
+  for (std::uint64_t done = 0; done < n;) {
+    const ssize_t w = ::pwrite(fd, data + done, static_cast<std::size_t>(std::min<std::uint64_t>(n - done, 1u << 30)),
+                               static_cast<off_t>(at + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return fail_with(Error::Io, sys_error(p, "write"));
+    done += static_cast<std::uint64_t>(w);
+  }
+  return {};
+}
+
+}  // namespace
+
+Shards::Shards(fs::path dir, std::string variant)
+    : dir_(std::move(dir)), variant_(std::move(variant)), cache_(std::make_shared<PageCache>(kMaxCacheBytes)) {}
+
+void Shards::set_cache_bytes(std::uint64_t bytes) { cache_->set_capacity(bytes); }
+PageCache::Stats Shards::cache_stats() const { return cache_->stats(); }
+
+fs::path Shards::path(const ClassKey& key) const {
+  return dir_ / (kShardPrefix + table_file_name(variant_, key) + ".values");
+}
+
+Result<std::shared_ptr<ClassValues>> Shards::publish(const boost::mpi::communicator& comm, const Variant& v,
+                                                     const ClassIndex& index, std::vector<std::uint8_t>&& bytes,
+                                                     std::uint64_t first_byte, const WaitHook& wait) {
+  const fs::path p = path(index.key());
+  const std::uint64_t width = v.kind() == GameKind::Score ? 1 : 2, total = index.size() * width;
+  // Rank 0 makes the file at its full size; each rank writes its bytes at its offset
+  // and closes it (close-to-open: a rank that opens it after the barrier sees them).
+  std::string problem;
+  if (comm.rank() == 0) {
+    const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || ::ftruncate(fd, static_cast<off_t>(total)) != 0) problem = sys_error(p, "create");
+    if (fd >= 0) ::close(fd);
+  }
+  if (!all_agree(comm, problem.empty())) return fail_with(Error::Io, problem.empty() ? "rank 0 cannot create " + p.string() : problem);
+  barrier(comm, wait, "barrier (shard file made)");
+  if (!bytes.empty()) {
+    const int fd = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return fail_with(Error::Io, sys_error(p, "open"));
+    auto w = write_all(fd, p, bytes.data(), bytes.size(), first_byte);
+    if (w && ::fsync(fd) != 0) w = fail_with(Error::Io, sys_error(p, "sync"));
+    if (::close(fd) != 0 && w) w = fail_with(Error::Io, sys_error(p, "close"));
+    if (!w) return std::unexpected(w.error());
+  }
+  std::vector<std::uint8_t>().swap(bytes);
+  barrier(comm, wait, "barrier (shard file written)");
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail_with(Error::Io, sys_error(p, "open"));
+  auto pages = std::make_shared<ShardPages>(fd, p, total, static_cast<int>(width), cache_, next_id_++);
+  return std::make_shared<ClassValues>(index, v.kind(), std::move(pages));
+}
+
+Result<std::vector<std::uint8_t>> Shards::read(const ClassKey& key, std::uint64_t first_byte, std::uint64_t bytes) const {
+  const fs::path p = path(key);
+  const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return fail_with(Error::Io, sys_error(p, "open"));
+  std::vector<std::uint8_t> out(static_cast<std::size_t>(bytes));
+  for (std::uint64_t got = 0; got < bytes;) {
+    const ssize_t r = ::pread(fd, out.data() + got, static_cast<std::size_t>(std::min<std::uint64_t>(bytes - got, 1u << 30)),
+                              static_cast<off_t>(first_byte + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      const std::string why = r == 0 ? p.string() + ": short read" : sys_error(p, "read");
+      ::close(fd);
+      return fail_with(Error::Io, why);
+    }
+    got += static_cast<std::uint64_t>(r);
+  }
+  ::close(fd);
+  return out;
+}
+
+void Shards::remove_all(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename().string().starts_with(kShardPrefix)) fs::remove(e.path(), ec);
+}
+
+bool Shards::shared_folder(const boost::mpi::communicator& comm, const fs::path& dir, const WaitHook& wait) {
+  // Rank 0 writes a random token into a file of the folder; every rank reads it back.
+  std::uint64_t token = 0;
+  const fs::path p = dir / (std::string(kShardPrefix) + "probe");
+  int made = 0;
+  if (comm.rank() == 0) {
+    token = std::random_device{}() * 0x9E3779B97F4A7C15ull ^ static_cast<std::uint64_t>(::getpid());
+    const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      made = write_all(fd, p, reinterpret_cast<const std::uint8_t*>(&token), sizeof token, 0) && ::fsync(fd) == 0;
+      made = (::close(fd) == 0) && made;
+    }
+  }
+  if (wait) wait("broadcast (shared folder check)");
+  if (MPI_Bcast(&token, 1, MPI_UINT64_T, 0, MPI_Comm(comm)) != MPI_SUCCESS ||
+      MPI_Bcast(&made, 1, MPI_INT, 0, MPI_Comm(comm)) != MPI_SUCCESS)
+    throw std::runtime_error("MPI_Bcast failed");
+  if (wait) wait(nullptr);
+  int seen = 0;
+  if (made) {
+    const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
+    std::uint64_t got = 0;
+    if (fd >= 0) {
+      seen = ::pread(fd, &got, sizeof got, 0) == static_cast<ssize_t>(sizeof got) && got == token;
+      ::close(fd);
+    }
+  }
+  const int all = all_agree(comm, seen);
+  barrier(comm, wait, "barrier (shared folder check)");
+  if (comm.rank() == 0) {
+    std::error_code ec;
+    fs::remove(p, ec);
+  }
+  return all == 1;
+}
+
+}  // namespace mancala::cluster

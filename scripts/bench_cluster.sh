@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Peak memory of every rank, traffic and time split of mancala-tb-mpi on 1, 2, 4 and
+# 8 loopback ranks (one thread each), every file compared with mancala-tb generate.
+#
+#   scripts/bench_cluster.sh BUILD_DIR WORK_DIR VARIANT MAX_SEEDS [MEMORY_MB] [NPS]
+#
+# Prints one line per run: ranks, the largest rank's peak RSS (GNU time of each rank),
+# the bound (1.25 bytes x largest class) / K + 64 MiB, and mancala-tb-mpi's --stats.
+set -euo pipefail
+build=$1 work=$2 v=$3 seeds=$4 mem=${5:-0} nps=${6:-"1 2 4 8"}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
+tb=$build/tools/mancala-tb mpi=$build/cluster/mancala-tb-mpi
+mkdir -p "$work"
+d=$(echo "$v" | tr : _)
+ref=$work/ref-$d-$seeds
+if [ ! -d "$ref" ]; then
+  /usr/bin/time -f "generate: %e s wall, %M KB peak" "$tb" generate "$v" --max-seeds "$seeds" --out "$ref" --threads 1 \
+    --memory-mb "$mem" > /dev/null
+fi
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
+wrap=$work/rank-time.sh
+cat > "$wrap" << 'W'
+#!/bin/sh
+exec /usr/bin/time -f "rank ${OMPI_COMM_WORLD_RANK:-0} peak %M KB" "$@"
+W
+chmod +x "$wrap"
+for np in $nps; do
+  out=$work/m$np-$d-$seeds
+  rm -rf "$out"
+  log=$work/log-$np-$d-$seeds
+  mpirun --allow-run-as-root --oversubscribe -np "$np" "$wrap" "$mpi" generate "$v" --max-seeds "$seeds" --out "$out" \
+    --threads 1 --stats --memory-mb "$mem" > "$log" 2>&1 || { cat "$log"; exit 1; }
+  for f in "$ref"/*.mtb; do cmp -s "$f" "$out/$(basename "$f")" || { echo "DIFFERS: $f"; exit 1; }; done
+  largest=$(grep -o 'positions [0-9]*' "$out/$d.manifest" | awk '{ if ($2 > m) m = $2 } END { print m }')
+  peak=$(grep -o 'peak [0-9]* KB' "$log" | awk '{ if ($2 > m) m = $2 } END { print m }')
+  bound=$(python3 -c "print(round((1.25 * $largest / $np + 64 * 2**20) / 1024))")
+  echo "np $np: largest class $largest, largest rank peak $peak KB, bound $bound KB; $(grep '^stats ranks' "$log")"
+  rm -rf "$out"
+done
