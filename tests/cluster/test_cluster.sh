@@ -128,33 +128,38 @@ case "$what" in
     echo "ok: the watchdog ended the job of a frozen rank (rc $rc)"
     ;;
   budget)
-    v=oware seeds=12
-    "$tb_exe" generate $v --max-seeds $seeds --out "$work/ref" --threads 1 > /dev/null
-    for lower in sharded replicated; do
-      timeout 120 "${mpirun[@]}" -np 2 "$mpi_exe" generate $v --max-seeds $seeds --out "$work/$lower" --threads 1 \
-        --lower-classes $lower --verbose > "$work/$lower.log" 2>&1 || { cat "$work/$lower.log"; fail "$lower"; }
-      same_tables "$work/ref" "$work/$lower"
-      [ -z "$(ls -A "$work/$lower" | grep '^\.mtb-shard')" ] || fail "shard files left in $work/$lower"
-      echo "ok: --lower-classes $lower on 2 ranks: identical files"
+    for v in oware djenon-aboure; do
+      "$tb_exe" generate $v --max-seeds 8 --out "$work/ref-$v" --threads 1 > /dev/null
+      for lower in sharded replicated; do
+        out=$work/$lower-$v
+        timeout 120 "${mpirun[@]}" -np 2 "$mpi_exe" generate $v --max-seeds 8 --out "$out" --threads 1 \
+          --lower-classes $lower --verbose > "$out.log" 2>&1 || { cat "$out.log"; fail "$v $lower"; }
+        same_tables "$work/ref-$v" "$out"
+        [ -z "$(ls -A "$out" | grep '^\.mtb-shard')" ] || fail "shard files left in $out"
+        echo "ok: $v, --lower-classes $lower on 2 ranks: identical files"
+      done
+      grep -q "lower classes sharded" "$work/sharded-$v.log" || fail "the sharded run does not say so"
+      ! grep -q "lower classes sharded" "$work/replicated-$v.log" || fail "the replicated run says sharded"
     done
-    grep -q "lower classes sharded" "$work/sharded.log" || fail "the sharded run does not say so"
-    # Oware's class of 12 seeds (1.35 M positions) needs 1.45 MiB of arrays: with a
-    # 4 MiB page cache and an eighth held back, 6 MiB is too little for one rank.
+    # Oware's class of 11 seeds (705,432 positions) needs 0.76 MiB of arrays: with a
+    # 4 MiB page cache and an eighth held back, 5 MiB is too little for one rank.
+    v=oware seeds=11
+    "$tb_exe" generate $v --max-seeds $seeds --out "$work/ref" --threads 1 > /dev/null
     set +e
     timeout 60 "${mpirun[@]}" -np 1 "$mpi_exe" generate $v --max-seeds $seeds --out "$work/small1" --threads 1 \
-      --memory-mb 6 > "$work/small1.log" 2>&1
+      --memory-mb 5 > "$work/small1.log" 2>&1
     rc=$?
     set -e
     cat "$work/small1.log"
     [ "$rc" -eq 1 ] || fail "a budget one rank cannot hold should be refused (exit 1, got $rc)"
-    grep -q "a rank needs at least 7 MiB for class 12 on 1 rank.*the budget is 6 MiB a rank, enough on 2 ranks" \
+    grep -q "a rank needs at least 6 MiB for class 11 on 1 rank.*the budget is 5 MiB a rank, enough on 3 ranks" \
       "$work/small1.log" || fail "the refusal does not name the budget needed"
     ! ls "$work/small1"/*.mtb > /dev/null 2>&1 || fail "a refused job wrote tables"
     timeout 120 "${mpirun[@]}" -np 4 "$mpi_exe" generate $v --max-seeds $seeds --out "$work/small4" --threads 1 \
-      --memory-mb 6 > "$work/small4.log" 2>&1 || { cat "$work/small4.log"; fail "6 MiB a rank on 4 ranks"; }
+      --memory-mb 5 > "$work/small4.log" 2>&1 || { cat "$work/small4.log"; fail "5 MiB a rank on 4 ranks"; }
     same_tables "$work/ref" "$work/small4"
     check_manifest "$work/small4" $v
-    echo "ok: --memory-mb 6 refused on 1 rank, identical files on 4 ranks"
+    echo "ok: --memory-mb 5 refused on 1 rank, identical files on 4 ranks"
     ;;
   *) fail "unknown test $what" ;;
 esac
