@@ -235,7 +235,7 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     auto slice = solve_class_distributed(comm, v, index, solved, sopt, st);
     if (!slice) return fail_with(slice.error().code, "class " + to_string(key, v.pits()) + ": " + slice.error().message);
     st.positions += root ? index.size() : 0;
-    if (!shards) return gather_class(comm, v, index, *slice, sopt, st);
+    if (!shards || index.size() * width < Shards::kWholeBelowBytes) return gather_class(comm, v, index, *slice, sopt, st);
     const auto tw = clock_type::now();
     const std::uint64_t first = chunk_start(index.size(), static_cast<std::uint64_t>(K), static_cast<std::uint64_t>(comm.rank()));
     auto paged = shards->publish(comm, v, index, std::move(*slice), first * width, opt.solve.wait);
@@ -253,9 +253,11 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     st.seconds_writing += since(tw);
     return *paged;
   };
-  if (shards)  // the file is written by solve
-    hooks.write = [](const fs::path&, const ClassValues&, const std::vector<Index>*, int) -> std::expected<void, TableError> {
-      return {};
+  if (shards)  // a sharded class's file is written by solve
+    hooks.write = [&](const fs::path& file, const ClassValues& cls, const std::vector<Index>* subset,
+                      int threads) -> std::expected<void, TableError> {
+      if (!cls.whole()) return {};
+      return write_table(file, v, cls.index().key(), cls.bytes(), cls.width(), opt.zstd_level, subset, threads);
     };
   hooks.share = [&](std::shared_ptr<ClassValues> loaded, const ClassIndex& index) -> std::shared_ptr<ClassValues> {
     int have = loaded ? 1 : 0;
@@ -263,7 +265,7 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     mpi::broadcast(comm, have, 0);
     wait(nullptr);
     if (!have) return nullptr;
-    if (shards) {  // rank 0 writes the shard file of the class it loaded; every rank pages it
+    if (shards && index.size() * width >= Shards::kWholeBelowBytes) {  // rank 0 writes its shard file; every rank pages it
       std::vector<std::uint8_t> bytes;
       if (root) {
         checksums(index.key(), loaded->bytes(), false);

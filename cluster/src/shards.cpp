@@ -120,8 +120,9 @@ Result<std::shared_ptr<ClassValues>> Shards::publish(const boost::mpi::communica
   if (!bytes.empty()) {
     const int fd = ::open(p.c_str(), O_WRONLY | O_CLOEXEC);
     if (fd < 0) return fail_with(Error::Io, sys_error(p, "open"));
+    // No fsync: the file is scratch (a resumed job writes it again), and close() is
+    // what makes the bytes visible to the other nodes' opens (NFS close-to-open).
     auto w = write_all(fd, p, bytes.data(), bytes.size(), first_byte);
-    if (w && ::fsync(fd) != 0) w = fail_with(Error::Io, sys_error(p, "sync"));
     if (::close(fd) != 0 && w) w = fail_with(Error::Io, sys_error(p, "close"));
     if (!w) return std::unexpected(w.error());
   }

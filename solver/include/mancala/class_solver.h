@@ -1271,6 +1271,10 @@ class ClassSolver {
   static constexpr std::uint32_t kExact = ~std::uint32_t{0};
   static constexpr std::size_t kTellBatch = 32;
   static constexpr std::size_t kDrainLimit = std::size_t{1} << 16;
+  // Levels on several ranks: the positions of a slice whose notices are sent before
+  // the pass goes on (a multiple of 64). 2^18: at most a few MiB of notices a batch
+  // (Oware: 1.4 notices a position, about 3 bytes each packed, 24 in memory).
+  static constexpr Index kLevelBatch = Index{1} << 18;
   // Per task: the positions decided at the level solved whose parents are not yet
   // told, with their positions (a parent found by un-moves is not unranked again).
   struct Work {
@@ -1346,13 +1350,45 @@ class ClassSolver {
       if (t <= 0) break;
       level_ = t;
       ++rounds_;
-      parallel(words, 16, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-        Work work;
-        for (Index w = r.begin(); w < r.end(); ++w) {
-          start_level<C>(w, t, true, work, ctx);
-          drain<C>(work, ctx);
+      // The notices for other ranks go out, and those for this rank are applied.
+      auto deliver = [&] {
+        tr_.exchange(outbox_, inbox, kNoticeBytes, "all_to_all (notices)");
+        for (auto& from : inbox) {
+          parallel(from.size(), 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+            Work work;
+            for (Index k = r.begin(); k < r.end(); ++k) {
+              const Notice& m = from[static_cast<std::size_t>(k)];
+              if (m.child == kNoCheck) {
+                apply<C>(m.parent - begin_, nullptr, nullptr, m.worth, work, ctx);
+              } else {
+                const Position c = index_.unrank(m.child);
+                apply<C>(m.parent - begin_, nullptr, &c, m.worth, work, ctx);
+              }
+              if (work.stack.size() >= kTellBatch) drain<C>(work, ctx);
+            }
+            drain<C>(work, ctx);
+          });
+          std::vector<Notice>().swap(from);
         }
-      });
+      };
+      // The level's first pass, kLevelBatch positions of the slice at a time on several
+      // ranks: between two batches the notices go out, so that a rank never holds more
+      // than what one batch (and its local cascade) told. Every rank runs as many
+      // batches as the rank with the most (the exchanges are collective).
+      const Index batch = K > 1 ? kLevelBatch / 64 : std::max<Index>(words, 1);
+      const Index batches = K > 1 ? static_cast<Index>(tr_.max(static_cast<int>((words + batch - 1) / batch), "all_reduce (level batches)"))
+                                  : 1;
+      for (Index b = 0; b < batches; ++b) {
+        const Index w0 = std::min(words, b * batch), w1 = std::min(words, w0 + batch);
+        parallel(w1 - w0, 16, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+          Work work;
+          for (Index w = w0 + r.begin(); w < w0 + r.end(); ++w) {
+            start_level<C>(w, t, true, work, ctx);
+            drain<C>(work, ctx);
+          }
+        });
+        if (b + 1 < batches) deliver();
+      }
       // Rounds for what the pass could not finish: notices for other ranks, stacks
       // that overflowed.
       for (;;) {
@@ -1360,25 +1396,7 @@ class ClassSolver {
         if (tally.stopped) return std::unexpected(stop_reason());
         if (tally.changed == 0) break;
         ++rounds_;
-        if (K > 1) {
-          tr_.exchange(outbox_, inbox, kNoticeBytes, "all_to_all (notices)");
-          for (const auto& from : inbox) {
-            parallel(from.size(), 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-              Work work;
-              for (Index k = r.begin(); k < r.end(); ++k) {
-                const Notice& m = from[static_cast<std::size_t>(k)];
-                if (m.child == kNoCheck) {
-                  apply<C>(m.parent - begin_, nullptr, nullptr, m.worth, work, ctx);
-                } else {
-                  const Position c = index_.unrank(m.child);
-                  apply<C>(m.parent - begin_, nullptr, &c, m.worth, work, ctx);
-                }
-                if (work.stack.size() >= kTellBatch) drain<C>(work, ctx);
-              }
-              drain<C>(work, ctx);
-            });
-          }
-        }
+        if (K > 1) deliver();
         if (left_waiting_.exchange(false))  // a pass for the positions left waiting at t (else none are)
           parallel(words, 16, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
             Work work;
