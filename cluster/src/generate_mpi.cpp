@@ -8,6 +8,7 @@
 #include <chrono>
 #include <climits>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <optional>
 #include <system_error>
@@ -201,6 +202,10 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
   };
   std::map<ClassKey, Sums> sums;
   const std::uint64_t width = v.kind() == GameKind::Score ? 1 : 2;
+  // Classes below this many bytes stay whole (Shards::kWholeBelowBytes); tests set
+  // MANCALA_MPI_TEST_WHOLE_BELOW (the same on every rank) to shard the small ones too.
+  std::uint64_t whole_below = Shards::kWholeBelowBytes;
+  if (const char* t = std::getenv("MANCALA_MPI_TEST_WHOLE_BELOW")) whole_below = std::strtoull(t, nullptr, 10);
   auto checksums = [&](const ClassKey& key, const std::vector<std::uint8_t>& bytes, bool with_slices) {
     Sums& s = sums[key];
     s.values_crc32 = crc32(bytes.data(), bytes.size());
@@ -235,7 +240,7 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     auto slice = solve_class_distributed(comm, v, index, solved, sopt, st);
     if (!slice) return fail_with(slice.error().code, "class " + to_string(key, v.pits()) + ": " + slice.error().message);
     st.positions += root ? index.size() : 0;
-    if (!shards || index.size() * width < Shards::kWholeBelowBytes) return gather_class(comm, v, index, *slice, sopt, st);
+    if (!shards || index.size() * width < whole_below) return gather_class(comm, v, index, *slice, sopt, st);
     const auto tw = clock_type::now();
     const std::uint64_t first = chunk_start(index.size(), static_cast<std::uint64_t>(K), static_cast<std::uint64_t>(comm.rank()));
     auto paged = shards->publish(comm, v, index, std::move(*slice), first * width, opt.solve.wait);
@@ -265,7 +270,7 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     mpi::broadcast(comm, have, 0);
     wait(nullptr);
     if (!have) return nullptr;
-    if (shards && index.size() * width >= Shards::kWholeBelowBytes) {  // rank 0 writes its shard file; every rank pages it
+    if (shards && index.size() * width >= whole_below) {  // rank 0 writes its shard file; every rank pages it
       std::vector<std::uint8_t> bytes;
       if (root) {
         checksums(index.key(), loaded->bytes(), false);

@@ -85,6 +85,7 @@ case "$what" in
     ;;
   kill)
     v=oware seeds=9
+    export MANCALA_MPI_TEST_WHOLE_BELOW=0  # every class sharded: the resumed ones go through shard files
     "$tb_exe" generate $v --max-seeds $seeds --out "$work/ref" --threads 1 > /dev/null
     out=$work/run
     # Rank 1 kills itself (SIGKILL) in the middle of class 9 (8 seeds).
@@ -132,7 +133,8 @@ case "$what" in
       "$tb_exe" generate $v --max-seeds 8 --out "$work/ref-$v" --threads 1 > /dev/null
       for lower in sharded replicated; do
         out=$work/$lower-$v
-        timeout 120 "${mpirun[@]}" -np 2 "$mpi_exe" generate $v --max-seeds 8 --out "$out" --threads 1 \
+        # Every class sharded, the small ones too (else those under 64 KiB stay whole).
+        MANCALA_MPI_TEST_WHOLE_BELOW=0 timeout 120 "${mpirun[@]}" -np 2 "$mpi_exe" generate $v --max-seeds 8 --out "$out" --threads 1 \
           --lower-classes $lower --verbose > "$out.log" 2>&1 || { cat "$out.log"; fail "$v $lower"; }
         same_tables "$work/ref-$v" "$out"
         [ -z "$(ls -A "$out" | grep '^\.mtb-shard')" ] || fail "shard files left in $out"

@@ -64,7 +64,9 @@ printf '%s slots=1\n%s slots=1\n' "$a" "$b" > "$work/hosts"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpirun=(ip netns exec "$ns0" mpirun --allow-run-as-root -np 2 --hostfile "$work/hosts" --map-by node
         --mca plm_rsh_agent "$agent" --mca btl tcp,self --mca btl_tcp_if_include "$a/24"
-        --mca oob_tcp_if_include "$a/24" --mca plm_rsh_no_tree_spawn 1 -x PATH)
+        --mca oob_tcp_if_include "$a/24" --mca plm_rsh_no_tree_spawn 1 -x PATH -x MANCALA_MPI_TEST_WHOLE_BELOW)
+# Every class sharded (the small ones too), so that the shard files cross the "nodes".
+export MANCALA_MPI_TEST_WHOLE_BELOW=0
 
 # The two ranks must be on the two nodes (one process in each namespace).
 "${mpirun[@]}" sh -c 'echo "rank $OMPI_COMM_WORLD_RANK: $(readlink /proc/self/ns/net)"' > "$work/where.log" 2>&1 ||
