@@ -1,24 +1,32 @@
 // mancala_tb: the probe library from Python (pybind11).
 //
+// Built as mancala_tb._core; the package mancala_tb (python/mancala_tb/) re-exports it
+// with type stubs.
+//
 //   import mancala_tb
-//   tb = mancala_tb.open("tb/")
-//   r = tb.probe("oware 1,0,0,2,0,0/0,1,0,0,1,0 S")
-//   r.value, r.plies, r.best.move, [(m.move, m.value) for m in r.moves]
+//   with mancala_tb.open("tb/") as tb:
+//     tb.values("kalah:4:empty", 12)        # numpy array, every position of the class
+//     list(tb.positions("kalah:4:empty", 3)) # the positions, code order
+//     r = tb.probe("kalah:4:empty 1,0,3,0/2,1,0,4 S")
+//     r.value, r.plies, r.best.move, [(m.move, m.value) for m in r.moves]
 //   mancala_tb.play("oware 1,0,0,2,0,0/0,1,0,0,1,0 S", "3").position
 //
 // Values are those of `mancala-tb probe` and the C API: the margin the side to move can
 // force (score games) or +1 / 0 / -1 with `plies` to the end (win/loss games). Errors are
 // Python exceptions: PositionError (a ValueError), NotFoundError (a LookupError: no table
 // for the position's class), CorruptError, all subclasses of mancala_tb.Error.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "mancala/index.h"
 #include "mancala/notation.h"
 #include "mancala/probe.h"
 #include "mancala/turn.h"
@@ -122,6 +130,32 @@ struct PyTurn {
   int end_value = 0;  // game over: what the end adds for the mover beyond the gains
 };
 
+// A class's position written out: South to move, except a Cenne A:B position seen from
+// the other side (kFlipped), which only North to move can write.
+std::string class_position_text(const Variant& v, const Position& p) {
+  return format_position(v, p, (p.flags & kFlipped) ? Side::North : Side::South);
+}
+
+// One class of a variant's tables: the table file and the index of its positions.
+struct ClassRef {
+  VariantPtr variant;
+  ClassKey key;
+  std::shared_ptr<TableFile> table;
+  std::shared_ptr<const ClassIndex> index;
+};
+
+// A class as Python sees it (Tablebase.classes).
+struct PyClass {
+  std::string variant, label;
+  int seeds = 0;
+  std::uint64_t state = 0;
+  std::uint64_t size = 0;  // positions of the class (South to move); 0 until opened
+  std::string repr() const {
+    return "TableClass(variant='" + variant + "', seeds=" + std::to_string(seeds) + ", label='" + label +
+           "', size=" + std::to_string(size) + ")";
+  }
+};
+
 class PyTablebase {
  public:
   explicit PyTablebase(const std::string& dir) {
@@ -130,13 +164,17 @@ class PyTablebase {
     tb_ = *tb;
   }
 
+  void close() { tb_.reset(); }
+  bool closed() const { return !tb_; }
+
   PyResult probe(const std::string& text) const {
     const ParsedPosition pp = parse(text);
     const Variant& v = *pp.variant;
+    const auto tb = get();
     std::expected<ProbeResult, TableError> r = std::unexpected(TableError{TableError::Internal, ""});
     {
       py::gil_scoped_release unlocked;  // the tables are thread-safe; other Python threads run meanwhile
-      r = tb_->probe(v, pp.position);
+      r = tb->probe(v, pp.position);
     }
     if (!r) fail(r.error());
     PyResult out;
@@ -156,27 +194,161 @@ class PyTablebase {
   // The value alone (no move list): cheaper.
   int value(const std::string& text) const {
     const ParsedPosition pp = parse(text);
-    const Variant& v = *pp.variant;
+    const auto tb = get();
     std::expected<Value, TableError> r = std::unexpected(TableError{TableError::Internal, ""});
     {
       py::gil_scoped_release unlocked;
-      r = tb_->value(v, pp.position);
-      if (!r && r.error().code == TableError::BadPosition) {  // not indexed itself: from its moves
-        auto pr = tb_->probe(v, pp.position);
-        if (pr) r = pr->value;
-        else r = std::unexpected(pr.error());
-      }
+      r = value_of(*tb, *pp.variant, pp.position);
     }
     if (!r) fail(r.error());
-    return py_value(v.kind(), *r);
+    return py_value(pp.variant->kind(), *r);
   }
 
-  std::string dir() const { return tb_->dir().string(); }
-  std::vector<std::string> variants() const { return tb_->variants(); }
+  // Values of many positions written out: one array, the GIL released for the whole loop.
+  py::array_t<std::int32_t> values_of(const std::vector<std::string>& texts) const {
+    const auto tb = get();
+    py::array_t<std::int32_t> out(static_cast<py::ssize_t>(texts.size()));
+    std::int32_t* dst = out.mutable_data();
+    std::optional<Failure> failure;
+    {
+      py::gil_scoped_release unlocked;
+      for (std::size_t i = 0; i < texts.size() && !failure; ++i) {
+        auto pp = parse_position(texts[i]);
+        if (!pp) {
+          failure = Failure{pp.error().code, texts[i] + ": " + pp.error().message};
+          break;
+        }
+        auto r = value_of(*tb, *pp->variant, pp->position);
+        if (!r) failure = Failure{r.error().code, texts[i] + ": " + r.error().message};
+        else dst[i] = py_value(pp->variant->kind(), *r);
+      }
+    }
+    if (failure) throw *failure;
+    return out;
+  }
+
+  std::vector<PyClass> classes(const std::string& spec) const {
+    const auto tb = get();
+    const VariantPtr v = variant_of(spec);
+    std::vector<PyClass> out;
+    for (const ClassKey& k : tb->classes(v->name())) {
+      auto ref = open_class(*tb, v, k);
+      out.push_back({v->name(), to_string(k, v->pits()), k.seeds, k.state, ref.index->size()});
+    }
+    return out;
+  }
+
+  // The class of `seeds` seeds of a variant; `state` picks one where several classes
+  // have that many seeds (marks, flags: see classes()).
+  ClassRef find_class(const std::string& spec, int seeds, std::optional<std::uint64_t> state) const {
+    const auto tb = get();
+    const VariantPtr v = variant_of(spec);
+    std::vector<ClassKey> found;
+    for (const ClassKey& k : tb->classes(v->name()))
+      if (k.seeds == seeds && (!state || k.state == *state)) found.push_back(k);
+    if (found.empty())
+      throw Failure{TableError::NotFound, tb->dir().string() + ": no table for " + v->name() + " with " +
+                                              std::to_string(seeds) + " seeds" + (state ? " and that state" : "")};
+    if (found.size() > 1) {
+      std::string labels;
+      for (const auto& k : found) labels += (labels.empty() ? "" : ", ") + to_string(k, v->pits()) + " (state " + std::to_string(k.state) + ")";
+      throw Failure{TableError::InvalidArgument, v->name() + " has " + std::to_string(found.size()) + " classes of " +
+                                                     std::to_string(seeds) + " seeds; pass state= one of: " + labels};
+    }
+    return open_class(*tb, v, found[0]);
+  }
+
+  // The class and rank (code) of a tabled position.
+  std::pair<PyClass, std::uint64_t> code(const std::string& text) const {
+    const ParsedPosition pp = parse(text);
+    const auto tb = get();
+    const ClassKey k = pp.variant->class_of(pp.position);
+    ClassRef ref = open_class(*tb, pp.variant, k);
+    if (!pp.variant->tabled(pp.position) || !ref.index->allowed(pp.position))
+      throw Failure{TableError::BadPosition, text + ": not indexed by its class (a position no table holds)"};
+    return {PyClass{pp.variant->name(), to_string(k, pp.variant->pits()), k.seeds, k.state, ref.index->size()},
+            ref.index->rank(pp.position)};
+  }
+
+  std::string dir() const { return get()->dir().string(); }
+  std::vector<std::string> variants() const { return get()->variants(); }
 
  private:
+  std::shared_ptr<Tablebase> get() const {
+    if (!tb_) throw Failure{TableError::InvalidArgument, "the tablebase is closed"};
+    return tb_;
+  }
+  static VariantPtr variant_of(const std::string& spec) {
+    auto v = make_variant(spec);
+    if (!v) throw Failure{v.error().code, v.error().message};
+    return *v;
+  }
+  static ClassRef open_class(const Tablebase& tb, const VariantPtr& v, const ClassKey& k) {
+    auto t = tb.table(*v, k);
+    if (!t) fail(t.error());
+    auto idx = (*t)->index(*v);
+    if (!idx) fail(idx.error());
+    return {v, k, *t, *idx};
+  }
+  static std::expected<Value, TableError> value_of(const Tablebase& tb, const Variant& v, const Position& p) {
+    auto r = tb.value(v, p);
+    if (!r && r.error().code == TableError::BadPosition) {  // not indexed itself: from its moves
+      auto pr = tb.probe(v, p);
+      if (pr) r = pr->value;
+      else r = std::unexpected(pr.error());
+    }
+    return r;
+  }
+
   std::shared_ptr<Tablebase> tb_;
 };
+
+// The positions of one class in code order, South to move (Tablebase.positions).
+class PyPositions {
+ public:
+  explicit PyPositions(ClassRef ref) : ref_(std::move(ref)) {}
+  std::uint64_t size() const { return ref_.index->size(); }
+  std::string next() {
+    if (rank_ >= ref_.index->size()) throw py::stop_iteration();
+    if (rank_ == 0) position_ = ref_.index->unrank(0);
+    else ref_.index->next(position_);
+    ++rank_;
+    return class_position_text(*ref_.variant, position_);
+  }
+
+ private:
+  ClassRef ref_;
+  Index rank_ = 0;
+  Position position_{};
+};
+
+// Values of the positions of codes `codes` of a class (all of them when codes is None).
+py::array_t<std::int32_t> class_values(const ClassRef& ref, const std::optional<py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>>& codes) {
+  const Index size = ref.index->size();
+  const std::int64_t* in = codes ? codes->data() : nullptr;
+  const std::size_t n = codes ? static_cast<std::size_t>(codes->size()) : static_cast<std::size_t>(size);
+  for (std::size_t i = 0; in && i < n; ++i)
+    if (in[i] < 0 || static_cast<Index>(in[i]) >= size)
+      throw py::index_error("code " + std::to_string(in[i]) + " is out of range: the class has codes 0.." +
+                            std::to_string(size ? size - 1 : 0));
+  py::array_t<std::int32_t> out(static_cast<py::ssize_t>(n));
+  std::int32_t* dst = out.mutable_data();
+  std::optional<TableError> error;
+  {
+    py::gil_scoped_release unlocked;
+    const GameKind kind = ref.variant->kind();
+    for (std::size_t i = 0; i < n; ++i) {
+      auto r = ref.table->value(in ? static_cast<Index>(in[i]) : static_cast<Index>(i));
+      if (!r) {
+        error = r.error();
+        break;
+      }
+      dst[i] = py_value(kind, *r);
+    }
+  }
+  if (error) fail(*error);
+  return out;
+}
 
 std::vector<PyTurn> turns_of(const std::string& text) {
   const ParsedPosition pp = parse(text);
@@ -201,7 +373,7 @@ std::vector<PyTurn> turns_of(const std::string& text) {
 
 }  // namespace
 
-PYBIND11_MODULE(mancala_tb, m) {
+PYBIND11_MODULE(_core, m) {
   m.doc() =
       "Endgame tablebases of mancala games: exact values and ranked moves from tables made by\n"
       "`mancala-tb generate`, and the rules engine.\n\n"
@@ -277,9 +449,62 @@ PYBIND11_MODULE(mancala_tb, m) {
         return "Turn(move='" + t.move + "', position=" + (t.position ? "'" + *t.position + "'" : "None") + ")";
       });
 
-  py::class_<PyTablebase>(m, "Tablebase", "A folder of tables; thread-safe.")
+  py::class_<PyClass>(m, "TableClass", "One class of a variant's tables: the positions of `seeds` seeds in play (and marks).")
+      .def_readonly("variant", &PyClass::variant)
+      .def_readonly("seeds", &PyClass::seeds)
+      .def_readonly("state", &PyClass::state, "marks, flags and jeppe packed (pass as state= where several classes share seeds)")
+      .def_readonly("label", &PyClass::label, "the class as `mancala-tb info` writes it: '12' or '12 [7S]'")
+      .def_readonly("size", &PyClass::size, "number of positions (codes 0..size-1), South to move")
+      .def("__repr__", &PyClass::repr);
+
+  py::class_<PyPositions>(m, "Positions", "The positions of one class in code order (South to move).")
+      .def("__iter__", [](PyPositions& p) -> PyPositions& { return p; })
+      .def("__next__", &PyPositions::next)
+      .def("__len__", &PyPositions::size);
+
+  py::class_<PyTablebase>(m, "Tablebase", "A folder of tables; thread-safe. A context manager: closed at the end of `with`.")
       .def_property_readonly("dir", &PyTablebase::dir)
+      .def_property_readonly("closed", &PyTablebase::closed)
+      .def("close", &PyTablebase::close, "Drops the tables (open files, caches); later calls raise mancala_tb.Error.")
+      .def("__enter__", [](PyTablebase& tb) -> PyTablebase& { return tb; })
+      .def("__exit__", [](PyTablebase& tb, const py::object&, const py::object&, const py::object&) { tb.close(); })
       .def("variants", &PyTablebase::variants, "the variants with tables in the folder")
+      .def("classes", &PyTablebase::classes, py::arg("variant"), "the classes of a variant with a table in the folder, by seeds")
+      .def(
+          "positions",
+          [](const PyTablebase& tb, const std::string& variant, int seeds, std::optional<std::uint64_t> state) {
+            return PyPositions(tb.find_class(variant, seeds, state));
+          },
+          py::arg("variant"), py::arg("seeds"), py::arg("state") = py::none(),
+          "Iterator over the positions of a class in code order (South to move; North for a\n"
+          "flipped Cenne A:B class): the i-th is the\n"
+          "position of code i (values(variant, seeds)[i] is its value).")
+      .def(
+          "position",
+          [](const PyTablebase& tb, const std::string& variant, int seeds, std::int64_t code, std::optional<std::uint64_t> state) {
+            const ClassRef ref = tb.find_class(variant, seeds, state);
+            if (code < 0 || static_cast<Index>(code) >= ref.index->size())
+              throw py::index_error("code " + std::to_string(code) + " is out of range: the class has " +
+                                    std::to_string(ref.index->size()) + " positions");
+            return class_position_text(*ref.variant, ref.index->unrank(static_cast<Index>(code)));
+          },
+          py::arg("variant"), py::arg("seeds"), py::arg("code"), py::arg("state") = py::none(),
+          "The position of a code of a class, written as positions() writes it.")
+      .def(
+          "code",
+          [](const PyTablebase& tb, const std::string& position) { return tb.code(position); },
+          py::arg("position"), "(TableClass, code) of a tabled position; PositionError if no table indexes it.")
+      .def(
+          "values",
+          [](const PyTablebase& tb, const std::string& variant, int seeds,
+             const std::optional<py::array_t<std::int64_t, py::array::c_style | py::array::forcecast>>& codes,
+             std::optional<std::uint64_t> state) { return class_values(tb.find_class(variant, seeds, state), codes); },
+          py::arg("variant"), py::arg("seeds"), py::arg("codes") = py::none(), py::arg("state") = py::none(),
+          "Values of a class as a numpy int32 array: of every position in code order (codes=None),\n"
+          "or of the given codes (a list or numpy array of ints). Margins, or +1/0/-1.")
+      .def("values_of", &PyTablebase::values_of, py::arg("positions"),
+           "Values of many positions (a list of position strings) as a numpy int32 array: tb.value\n"
+           "of each, in one call.")
       .def(
           "probe",
           [](const PyTablebase& tb, const py::object& position, const py::object& pits, const std::string& side,

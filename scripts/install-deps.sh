@@ -8,6 +8,8 @@ pkgs=(build-essential cmake pkg-config git
       libgtest-dev libgmock-dev libbenchmark-dev
       python3 python3-matplotlib time
       libcli11-dev nlohmann-json3-dev pybind11-dev python3-pybind11 python3-dev python3-pytest
+      python3-numpy python3-venv python3-pip python3-setuptools python3-wheel python3-build python3-mypy
+      libcpp-httplib-dev chromium chromium-driver python3-selenium
       clang libclang-rt-14-dev slurm-wlm munge)
 missing=()
 for p in "${pkgs[@]}"; do

@@ -67,9 +67,10 @@ check "pkg-config mancala (C++)" "$work/pkgconfig_cxx"
 [ "$(pkg-config --modversion mancala_probe)" = "$("$prefix/bin/mancala-tb" --version | cut -d' ' -f2)" ] \
   || { echo "FAIL: pkg-config version differs from mancala-tb --version"; status=1; }
 
-# 4. the installed Python module (when built), found through PYTHONPATH alone: its
-#    RUNPATH must lead to the installed libmancala_tb.
-module=$(find "$prefix" -name 'mancala_tb*.so' | head -1)
+# 4. the installed Python package (when built), found through PYTHONPATH alone (its
+#    compiled part carries the probe library: no libmancala_tb needed at run time).
+module=$(find "$prefix" -path '*/mancala_tb/__init__.py' | head -1)
+[ -z "$module" ] || module=$(dirname "$module")
 python=$(sed -n 's/^MANCALA_PYTHON:FILEPATH=//p' "$build/CMakeCache.txt")
 if [ -n "$module" ] && [ -n "$python" ]; then
   got=$(env -u LD_LIBRARY_PATH PYTHONPATH="$(dirname "$module")" "$python" -c \

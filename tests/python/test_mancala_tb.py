@@ -183,3 +183,44 @@ def test_errors_are_exceptions(tables):
 def test_version():
     out = subprocess.run([TB, "--version"], capture_output=True, text=True, check=True).stdout.split()
     assert mancala_tb.__version__ == out[1]
+
+
+@pytest.mark.parametrize("game", ["oware", "imbelece", "cenne"])
+def test_classes_positions_and_bulk_values(tables, game):
+    """Every class: positions() in code order, values() and values_of() equal tb.value."""
+    np = pytest.importorskip("numpy")
+    with mancala_tb.open(tables[game]) as tb:
+        (variant,) = tb.variants()
+        classes = tb.classes(variant)
+        assert classes and all(c.variant == variant for c in classes)
+        for c in classes[-3:]:
+            positions = list(tb.positions(variant, c.seeds, state=c.state))
+            assert len(positions) == c.size == len(tb.positions(variant, c.seeds, state=c.state))
+            values = tb.values(variant, c.seeds, state=c.state)
+            assert values.dtype == np.int32 and values.shape == (c.size,)
+            sample = list(range(0, c.size, max(1, c.size // 50)))
+            assert [tb.value(positions[i]) for i in sample] == values[sample].tolist()
+            assert tb.values_of([positions[i] for i in sample]).tolist() == values[sample].tolist()
+            assert tb.values(variant, c.seeds, np.array(sample), state=c.state).tolist() == values[sample].tolist()
+            for i in sample[:5]:
+                assert tb.position(variant, c.seeds, i, state=c.state) == positions[i]
+                got_class, code = tb.code(positions[i])
+                assert (got_class.seeds, got_class.state, code) == (c.seeds, c.state, i)
+        with pytest.raises(IndexError):
+            tb.values(variant, classes[-1].seeds, [classes[-1].size], state=classes[-1].state)
+        with pytest.raises(mancala_tb.NotFoundError):
+            tb.positions(variant, 99)
+    assert tb.closed
+    with pytest.raises(mancala_tb.Error):
+        tb.value("oware 1,0,0,2,0,0/0,1,0,0,1,0 S")
+
+
+def test_several_classes_of_one_seed_count_need_state(tables):
+    with mancala_tb.open(tables["cenne"]) as tb:
+        seeds = {}
+        for c in tb.classes("cenne:5:4"):
+            seeds.setdefault(c.seeds, []).append(c)
+        many = [s for s, cs in seeds.items() if len(cs) > 1]
+        if many:
+            with pytest.raises(mancala_tb.Error, match="state="):
+                tb.values("cenne:5:4", many[0])
