@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "probe_json.h"
 #include "mancala/generate.h"
 #include "mancala/index.h"
 #include "mancala/probe.h"
@@ -55,23 +56,6 @@ void require_tables(const std::string& dir, const Tablebase& tb) {
                            (tb.ignored().empty() ? std::string() : " (" + std::to_string(tb.ignored().size()) + " ignored)"));
 }
 
-// A win/loss value in JSON: "win"/"draw"/"loss" and the plies to the end.
-void put_value(nlohmann::ordered_json& o, GameKind kind, Value value) {
-  if (kind == GameKind::WinLoss) {
-    o["value"] = value > 0 ? "win" : value < 0 ? "loss" : "draw";
-    o["depth"] = plies_of(value);
-  } else {
-    o["value"] = value;
-  }
-}
-
-// One answer of probe: the value and every move's value, or an error. `input` is the
-// position as the user wrote it.
-struct ProbeAnswer {
-  std::optional<ParsedPosition> pp;
-  std::expected<ProbeResult, TableError> result = std::unexpected(TableError{TableError::Internal, ""});
-};
-
 // Where the first byte of `s` that is not part of well-formed UTF-8 is (no overlong
 // forms, no surrogates, nothing past U+10FFFF), or npos.
 std::size_t invalid_utf8_at(std::string_view s) {
@@ -99,6 +83,18 @@ std::size_t invalid_utf8_at(std::string_view s) {
 // its bad bytes replaced by U+FFFD instead of ending the stream.
 std::string json_line(const nlohmann::ordered_json& o) {
   return o.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+}
+
+}  // namespace
+
+// probe_json.h: one answer of probe as JSON (probe --json, probe -, serve).
+void put_value(nlohmann::ordered_json& o, GameKind kind, Value value) {
+  if (kind == GameKind::WinLoss) {
+    o["value"] = value > 0 ? "win" : value < 0 ? "loss" : "draw";
+    o["depth"] = plies_of(value);
+  } else {
+    o["value"] = value;
+  }
 }
 
 ProbeAnswer probe_one(const Tablebase& tb, const std::string& input) {
@@ -149,6 +145,8 @@ nlohmann::ordered_json answer_json(const std::string& input, const ProbeAnswer& 
   if (a.result->distances_missing) o["distances"] = "missing";
   return o;
 }
+
+namespace {
 
 void print_text(const ProbeAnswer& a) {
   const Variant& v = *a.pp->variant;

@@ -12,4 +12,5 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out);   // generat
 void add_solve_command(CLI::App& root, std::vector<Command>& out);    // solve
 void add_play_command(CLI::App& root, std::vector<Command>& out);     // play
 void add_picture_command(CLI::App& root, std::vector<Command>& out);  // picture
+void add_serve_command(CLI::App& root, std::vector<Command>& out);    // serve (cmd_serve.cpp)
 }  // namespace mancala::cli

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
   add_solve_command(app, commands);
   add_play_command(app, commands);
   add_picture_command(app, commands);
+  add_serve_command(app, commands);
 
   const std::string first = argc > 1 ? argv[1] : "";
   if (argc < 2 || first == "help") {
