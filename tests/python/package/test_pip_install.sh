@@ -24,13 +24,15 @@ cp -r "$src/python" "$work/src/python"
 
 "$python" -m venv --system-site-packages "$work/v"
 MANCALA_BUILD_DIR=$build "$work/v/bin/pip" install --no-build-isolation --no-index --no-deps -q "$work/src"
+cd "$work"  # not the build's python/ folder, whose mancala_tb/ would be imported first
 site=$("$work/v/bin/python" -c 'import mancala_tb, os; print(os.path.dirname(mancala_tb.__file__))')
 case $site in "$work/v/"*) ;; *) echo "FAIL: mancala_tb imported from $site, not the venv"; exit 1;; esac
 for f in py.typed _core.pyi __init__.py; do
   [ -f "$site/$f" ] || { echo "FAIL: $f not installed in $site"; exit 1; }
 done
-"$work/v/bin/pip" show mancala-tb | grep -q "^Version: $("$tb" --version | cut -d' ' -f2)$" \
-  || { echo "FAIL: pip's version differs from mancala-tb --version"; exit 1; }
+shown=$("$work/v/bin/pip" show mancala-tb)
+grep -qx "Version: $("$tb" --version | cut -d' ' -f2)" <<<"$shown" \
+  || { echo "FAIL: pip's version differs from mancala-tb --version: $shown"; exit 1; }
 
 "$tb" generate kalah:4:empty --max-seeds 6 --out "$work/tables" >/dev/null
 (cd "$work" && "$work/v/bin/python" "$here/example.py" "$work/tables")
