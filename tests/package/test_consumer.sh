@@ -58,6 +58,12 @@ export PKG_CONFIG_PATH=$libdir/pkgconfig
 # shellcheck disable=SC2046
 "$cc" -std=c99 -o "$work/pkgconfig_c" "$here/consumer/consumer.c" $(pkg-config --cflags --libs mancala_probe)
 check "pkg-config mancala_probe" "$work/pkgconfig_c"
+# With the rpath variable the program runs without LD_LIBRARY_PATH.
+# shellcheck disable=SC2046
+"$cc" -std=c99 -o "$work/pkgconfig_rpath" "$here/consumer/consumer.c" $(pkg-config --cflags --libs mancala_probe) \
+  $(pkg-config --variable=rpath mancala_probe)
+if env -u LD_LIBRARY_PATH "$work/pkgconfig_rpath" "$tables" "$pos" >/dev/null; then echo "ok   pkg-config rpath: runs without LD_LIBRARY_PATH"
+else echo "FAIL pkg-config rpath: the program does not run without LD_LIBRARY_PATH"; status=1; fi
 # and the C++ library through pkg-config alone: its Cflags carry the standard the
 # headers need (g++ 12 defaults to C++17, where <expected> is missing).
 # shellcheck disable=SC2046
