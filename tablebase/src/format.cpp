@@ -405,7 +405,7 @@ namespace {
 // Reads exactly n bytes at `offset` of `path` (false with errno on failure; a short
 // file gives EIO).
 bool read_at(const fs::path& path, std::uint64_t offset, void* out, std::size_t n) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return false;
   std::size_t got = 0;
   while (got < n) {
@@ -435,7 +435,9 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
   auto corrupt = [&](const std::string& what) {
     return std::unexpected(TableError{TableError::Corrupt, path.string() + ": " + what});
   };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO or device named like a table must not block the open (a FIFO
+  // waits for a writer); it is refused below as not a regular file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) {
     const int err = errno;
     return std::unexpected(TableError{err == ENOENT ? TableError::NotFound : TableError::Io,

@@ -2,6 +2,7 @@
 // by the test (fields edited, checksums recomputed) and must give a clean error,
 // never a crash, a hang, a huge allocation or a value other than the intact table's.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <zstd.h>
 
 #include <chrono>
@@ -376,6 +377,34 @@ TEST(Hostile, InfoFailsOnUnreadableFiles) {
   spit(f, c);
   EXPECT_EQ(run("info " + d.path.string()).status, 0);
   EXPECT_EQ(run("info " + d.path.string() + " --stats").status, 1);
+}
+
+// A FIFO, a folder or a device named like a table file is refused at once (an open of a
+// FIFO without O_NONBLOCK waits for a writer: probe, verify and info hung on it).
+TEST(Hostile, FilesThatAreNotRegularAreRefusedWithoutBlocking) {
+  TempDir d;
+  ASSERT_EQ(run("generate oware --max-seeds 5 --out " + d.path.string()).status, 0);
+  const fs::path fifo = d.path / table_file_name("oware", ClassKey{0, 5});
+  fs::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  auto t = TableFile::open(fifo);
+  ASSERT_FALSE(t.has_value());
+  EXPECT_NE(t.error().message.find("not a regular file"), std::string::npos) << t.error().message;
+  for (const std::string cmd : {"verify ", "info ", "probe "}) {
+    const auto r = run(cmd + d.path.string() + (cmd == "probe " ? " \"oware 0,0,0,2,0,1/0,1,0,0,1,0 S\"" : ""));
+    EXPECT_NE(r.status, 0) << cmd;
+    EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << cmd << r.err;
+  }
+  fs::remove(fifo);
+  fs::create_directory(fifo);
+  auto dir = TableFile::open(fifo);
+  ASSERT_FALSE(dir.has_value());
+  EXPECT_NE(dir.error().message.find("not a regular file"), std::string::npos) << dir.error().message;
+  fs::remove(fifo);
+  fs::create_symlink("/dev/zero", fifo);
+  auto dev = TableFile::open(fifo);
+  ASSERT_FALSE(dev.has_value());
+  EXPECT_NE(dev.error().message.find("not a regular file"), std::string::npos) << dev.error().message;
 }
 
 TEST(Hostile, VerifyReportsAClassMissingInTheMiddle) {
