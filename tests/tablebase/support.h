@@ -62,6 +62,18 @@ inline void spit(const fs::path& p, const std::vector<char>& d) {
   out.write(d.data(), static_cast<std::streamsize>(d.size()));
 }
 
+// Expects every file of `a` ending in `ext` to hold the same bytes as its namesake in `b`;
+// returns how many were compared (`label` prefixes each failure).
+inline int expect_same_files(const fs::path& a, const fs::path& b, const std::string& ext, const std::string& label = "") {
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(a)) {
+    if (e.path().extension() != ext) continue;
+    ++files;
+    EXPECT_EQ(slurp(e.path()), slurp(b / e.path().filename())) << label << e.path().filename();
+  }
+  return files;
+}
+
 inline GenerateReport gen(const std::string& spec, int seeds, const fs::path& dir) {
   GenerateOptions opt;
   opt.max_seeds = seeds;

@@ -319,12 +319,7 @@ TEST(Generate, TinyMemoryBudgetGivesIdenticalFiles) {
       }
       paged_classes = r->paged_classes;
     }
-    int files = 0;
-    for (const auto& e : fs::directory_iterator(whole.path)) {
-      if (e.path().extension() != ".mtb") continue;
-      ++files;
-      EXPECT_EQ(slurp(e.path()), slurp(paged.path / e.path().filename())) << spec << ": " << e.path().filename();
-    }
+    const int files = expect_same_files(whole.path, paged.path, ".mtb", spec + ": ");
     EXPECT_GE(files, seeds + 1) << spec;
     EXPECT_EQ(paged_classes, files - 1) << spec;  // every class but the last was read through the cache
   }
@@ -379,12 +374,7 @@ TEST(Generate, LowerClassesFreedAfterTheFirstSweepGiveIdenticalFiles) {
       if (budget) EXPECT_GT(r->released_classes, 0) << spec;
       else EXPECT_EQ(r->released_classes, 0) << spec;
     }
-    int files = 0;
-    for (const auto& e : fs::directory_iterator(whole.path)) {
-      if (e.path().extension() != ".mtb") continue;
-      ++files;
-      EXPECT_EQ(slurp(e.path()), slurp(freed.path / e.path().filename())) << spec << ": " << e.path().filename();
-    }
+    const int files = expect_same_files(whole.path, freed.path, ".mtb", spec + ": ");
     EXPECT_GT(files, seeds) << spec;
   }
 }
@@ -406,11 +396,6 @@ TEST(Generate, TinyMemoryBudgetReachableSet) {
       EXPECT_GT(r->paged_classes, 0);
     }
   }
-  int files = 0;
-  for (const auto& e : fs::directory_iterator(whole.path)) {
-    if (e.path().extension() != ".mtb") continue;
-    ++files;
-    EXPECT_EQ(slurp(e.path()), slurp(paged.path / e.path().filename())) << e.path().filename();
-  }
+  const int files = expect_same_files(whole.path, paged.path, ".mtb");
   EXPECT_GT(files, 2);
 }
