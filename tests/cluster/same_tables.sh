@@ -9,3 +9,18 @@ same_tables() {
   [ "$n" -gt 0 ] || fail "no tables in $ref"
   [ "$(ls "$dir"/*.mtb | wc -l)" -eq "$n" ] || fail "$dir holds other tables than $ref"
 }
+
+# spec_args SPEC: a test case "VARIANT SEEDS" or "--from=POSITION SEEDS" as the caller's
+# seeds, v (the variant), args (generate's arguments before --max-seeds) and d (v as a
+# folder name).
+spec_args() {
+  local what
+  seeds=${1##* } what=${1% *}
+  if [[ $what == --from=* ]]; then
+    local root=${what#--from=}
+    v=${root%% *} args=(--from "$root")
+  else
+    v=$what args=("$v")
+  fi
+  d=$(echo "$v" | tr : _)
+}

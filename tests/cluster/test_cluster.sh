@@ -70,13 +70,7 @@ case "$what" in
     for spec in "djenon-aboure 6" "oware 8" "kalah:4:empty 8" "kalah:6:standard 8" "kotu-baendum 5" "cenne:5:4 6" \
                 "cenne:7:7 6" "--from=enkeshui:8 0S,0,1,2,1,2,0,0/0N,0,2,1,2,1,0,0 S 10" \
                 "--from=imbelece 2,1,1,2,0x,0x,0x,0x/1,2,2,1,0x,0x,0x,0x S 10"; do
-      seeds=${spec##* } what=${spec% *}
-      if [[ $what == --from=* ]]; then
-        root=${what#--from=} v=${root%% *} args=(--from "$root")
-      else
-        v=$what args=("$v")
-      fi
-      d=$(echo "$v" | tr : _)
+      spec_args "$spec"
       "$tb_exe" generate "${args[@]}" --max-seeds "$seeds" --out "$work/ref-$d" --threads 1 > /dev/null
       # One rank for the games with marks (a different code path from none), 2 and 4 for all.
       nps="2 4"; case "$v" in kotu-baendum|cenne:*) nps="1 2 4" ;; esac

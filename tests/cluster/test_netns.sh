@@ -79,13 +79,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/same_tables.sh"
 # Small sizes: every class costs a few hundred collectives over TCP.
 for spec in "djenon-aboure 5" "oware 6" "kalah:4:empty 5" "kalah:6:standard 5" "kotu-baendum 2" "cenne:5:4 3" \
             "--from=enkeshui:8 0S,0,1,2,1,2,0,0/0N,0,2,1,2,1,0,0 S 6"; do
-  seeds=${spec##* } what=${spec% *}
-  if [[ $what == --from=* ]]; then
-    root=${what#--from=} v=${root%% *} args=(--from "$root")
-  else
-    v=$what args=("$v")
-  fi
-  d=$(echo "$v" | tr : _)
+  spec_args "$spec"
   "$tb_exe" generate "${args[@]}" --max-seeds "$seeds" --out "$work/ref-$d" --threads 1 > /dev/null || fail "generate $v"
   modes="shared"; case "$v" in djenon-aboure|oware|kotu-baendum) modes="shared private" ;; esac
   for mode in $modes; do
