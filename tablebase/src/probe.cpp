@@ -96,14 +96,21 @@ std::expected<std::shared_ptr<TableFile>, TableError> Tablebase::open_file(const
   return slot;
 }
 
+namespace {
+// The entry of `p` in `t`, a value or distance file of p's class.
+std::expected<Value, TableError> entry_of(const TableFile& t, const Variant& v, const Position& p) {
+  auto idx = t.index(v);
+  if (!idx) return std::unexpected(idx.error());
+  if (!(*idx)->allowed(p)) return std::unexpected(TableError{TableError::BadPosition, "position is not indexed by its class"});
+  return t.value((*idx)->rank(p));
+}
+}  // namespace
+
 std::expected<int, TableError> Tablebase::distance(const Variant& v, const Position& p) const {
   const ClassKey key = v.class_of(p);
   auto t = distance_table(v, key);
   if (!t) return std::unexpected(t.error());
-  auto idx = (*t)->index(v);
-  if (!idx) return std::unexpected(idx.error());
-  if (!(*idx)->allowed(p)) return std::unexpected(TableError{TableError::BadPosition, "position is not indexed by its class"});
-  auto d = (*t)->value((*idx)->rank(p));
+  auto d = entry_of(**t, v, p);
   if (!d) return std::unexpected(d.error());
   return static_cast<int>(static_cast<std::uint16_t>(*d));
 }
@@ -112,10 +119,7 @@ std::expected<Value, TableError> Tablebase::value(const Variant& v, const Positi
   const ClassKey key = v.class_of(p);
   auto t = table(v, key);
   if (!t) return std::unexpected(t.error());
-  auto idx = (*t)->index(v);
-  if (!idx) return std::unexpected(idx.error());
-  if (!(*idx)->allowed(p)) return std::unexpected(TableError{TableError::BadPosition, "position is not indexed by its class"});
-  return (*t)->value((*idx)->rank(p));
+  return entry_of(**t, v, p);
 }
 
 std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const Position& p) const {
