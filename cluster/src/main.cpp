@@ -35,6 +35,7 @@
 #include <variant>
 #include <vector>
 
+#include "mancala/table_writer.h"
 #include "mancala/cluster.h"
 #include "mancala/notation.h"
 #include "mancala/version.h"

@@ -23,6 +23,7 @@
 #include <unordered_map>
 
 #include "mancala/format.h"
+#include "mancala/table_writer.h"
 #include "mancala/generate.h"
 #include "mancala/probe.h"
 #include "mancala/rules/kalah.h"
@@ -184,22 +185,13 @@ class TranspositionTable {
   int generation_ = 1;
 };
 
-// A class of the tables, its blocks decompressed on first use (a search touches few
-// positions of the large classes) into one array of the whole class (huge pages asked
-// for: table reads are random).
+// A class of the tables, read through the one reader (probe.h: values decoded in
+// place from the mapped file).
 struct TableSlot {
   std::once_flag once;
-  std::shared_ptr<TableFile> file;
-  std::shared_ptr<const ClassIndex> index;  // with the table's position list, if any
+  const TableFile* file = nullptr;
+  const ClassIndex* index = nullptr;  // with the table's position list, if any
   std::optional<SearchError> error;
-  std::uint64_t block_positions = 1;
-  int width = 1;
-  std::unique_ptr<std::atomic<bool>[]> loaded;  // per block
-  struct Free {
-    void operator()(std::uint8_t* p) const { std::free(p); }
-  };
-  std::unique_ptr<std::uint8_t[], Free> values;
-  std::mutex mu;
   bool plain_rank = false;  // Kalah: rank = the distribution rank of the pits (KalahBoard::rank)
 };
 
@@ -525,27 +517,8 @@ struct Searcher::Impl {
         slot.error = t.error();
         return;
       }
-      auto idx = (*t)->index(*variant);
-      if (!idx) {
-        slot.error = idx.error();
-        return;
-      }
       slot.file = *t;
-      slot.index = *idx;
-      const TableHeader& h = (*t)->header();
-      slot.block_positions = h.block_positions;
-      slot.width = static_cast<int>(h.value_width);
-      slot.loaded.reset(new std::atomic<bool>[h.blocks()]());
-      constexpr std::size_t kHuge = 2u << 20;
-      const std::size_t bytes = (static_cast<std::size_t>(h.positions) * h.value_width + kHuge - 1) / kHuge * kHuge;
-      slot.values.reset(static_cast<std::uint8_t*>(std::aligned_alloc(kHuge, std::max(bytes, kHuge))));
-      if (!slot.values) {
-        slot.error = SearchError{SearchError::OutOfMemory, "out of memory for the table of class " + to_string(key, variant->pits())};
-        return;
-      }
-#ifdef MADV_HUGEPAGE
-      madvise(slot.values.get(), std::max(bytes, kHuge), MADV_HUGEPAGE);
-#endif
+      slot.index = (*t)->ready_index();
       slot.plain_rank = kalah_rank_matches(*slot.index, key.seeds);
     });
     if (slot.error) {
@@ -555,24 +528,12 @@ struct Searcher::Impl {
     return &slot;
   }
 
-  // The value of rank `rank` of an open slot, its block decompressed on first use
-  // (kStop: the block could not be read).
+  // The value of rank `rank` of an open slot (kStop: the table could not be read).
   int slot_value(Ctx& c, TableSlot& slot, Index rank) {
-    const std::size_t b = static_cast<std::size_t>(rank / slot.block_positions);
-    if (!slot.loaded[b].load(std::memory_order_acquire)) {
-      std::lock_guard lock(slot.mu);
-      if (!slot.loaded[b].load(std::memory_order_acquire)) {
-        auto blk = slot.file->read_block(b);
-        if (!blk) return fail(blk.error());
-        std::memcpy(slot.values.get() + b * slot.block_positions * static_cast<std::size_t>(slot.width), blk->data(), blk->size());
-        slot.loaded[b].store(true, std::memory_order_release);
-      }
-    }
+    auto x = slot.file->value(rank);
+    if (!x) return fail(x.error());
     ++c.table_hits;
-    const std::uint8_t* data = slot.values.get();
-    const std::size_t at = static_cast<std::size_t>(rank) * static_cast<std::size_t>(slot.width);
-    if (slot.width == 1) return static_cast<std::int8_t>(data[at]);
-    return static_cast<Value>(static_cast<std::uint16_t>(data[at] | (data[at + 1] << 8)));
+    return *x;
   }
 
   int missing_table(const ClassKey& key) {
@@ -732,7 +693,7 @@ struct Searcher::Impl {
         if (!s) return kStop;
         if (s->plain_rank) {
           F.rank[i] = board.rank(ch.next, ch.seeds);
-          __builtin_prefetch(s->values.get() + F.rank[i] * static_cast<Index>(s->width));
+          s->file->prefetch(F.rank[i]);
         }
       } else {
         tt.prefetch(F.hash[i] = kpos_hash(ch.next));

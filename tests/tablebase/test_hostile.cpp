@@ -7,6 +7,7 @@
 #include <chrono>
 #include <functional>
 
+#include "mancala/table_writer.h"
 #include "mancala/mancala_probe.h"
 #include "mancala/notation.h"
 #include "mancala/probe.h"
@@ -66,6 +67,7 @@ void replace_list(const fs::path& f, const std::string& raw) {
   const std::size_t got = ZSTD_compress(comp.data(), comp.size(), raw.data(), raw.size(), 3);
   ASSERT_FALSE(ZSTD_isError(got));
   b.insert(b.end(), comp.begin(), comp.begin() + static_cast<long>(got));
+  b.resize(b.size() + 8, 0);  // the zeros that end a table file
   tb::put64(b, tb::kListBytes, got);
   tb::fix_checksums(b);
   write_bytes(f, b);
@@ -137,7 +139,7 @@ TEST(Hostile, HeaderSeedCountsAreCheckedBeforeAnyIndex) {
   const ClassKey key{0, 6};
   const fs::path f = d.path / table_file_name("oware", key);
   const auto good = read_bytes(f);
-  for (std::uint32_t seeds : {0x80000000u, 0xFFFFFFFFu, 3000u, 49u, 5u}) {
+  for (std::uint32_t seeds : {0x80000000u, 0xFFFFFFFFu, 3000u, 49u, 7u}) {
     auto b = good;
     tb::put32(b, tb::kSeeds, seeds);
     ASSERT_TRUE(tb::fix_checksums(b));
@@ -166,7 +168,7 @@ TEST(Hostile, HeaderSeedCountsAreCheckedBeforeAnyIndex) {
 TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
   TempDir d;
   const VariantPtr v = variant("oware");
-  const ClassKey key{0, 9};  // 167,596 positions: 3 blocks
+  const ClassKey key{0, 9};  // 167,596 positions: 41 blocks
   std::vector<std::uint8_t> values(ClassIndex(*v, key).size());
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint8_t>(i % 5);
   const fs::path f = d.path / table_file_name(v->name(), key);
@@ -174,7 +176,7 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
   const auto good = read_bytes(f);
   tb::Layout l;
   ASSERT_TRUE(tb::layout(good, l));
-  ASSERT_EQ(l.blocks, 3u);
+  ASSERT_EQ(l.blocks, 41u);
   struct Edit {
     const char* what;
     std::function<void(std::vector<std::uint8_t>&)> apply;
@@ -185,10 +187,18 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
       {"positions 2^64-1 with matching blocks",
        [](auto& b) {
          tb::put64(b, tb::kPositions, ~0ull);
-         tb::put32(b, tb::kBlockPositions, kMaxBlockPositions);
+         tb::put32(b, tb::kUnitPositions, kMaxUnitPositions);
+         tb::put32(b, tb::kUnitsPerBlock, kMaxBlockPositions / kMaxUnitPositions);
        }},
-      {"block positions 0", [](auto& b) { tb::put32(b, tb::kBlockPositions, 0); }},
-      {"block positions 2^31", [](auto& b) { tb::put32(b, tb::kBlockPositions, 0x80000000u); }},
+      {"unit positions 0", [](auto& b) { tb::put32(b, tb::kUnitPositions, 0); }},
+      {"unit positions 2^31", [](auto& b) { tb::put32(b, tb::kUnitPositions, 0x80000000u); }},
+      {"unit positions not a power of two", [](auto& b) { tb::put32(b, tb::kUnitPositions, 100); }},
+      {"units a block 2^20", [](auto& b) { tb::put32(b, tb::kUnitsPerBlock, 1u << 20); }},
+      {"code bytes 2^32-1", [](auto& b) { tb::put32(b, tb::kCodeBytes, 0xFFFFFFFFu); }},
+      {"a code length longer than the longest", [&](auto& b) { b[l.code + 4] = 17; }},
+      {"code lengths not a complete code", [&](auto& b) { b[l.code + 4] = static_cast<std::uint8_t>(b[l.code + 4] + 1); }},
+      {"a margin beyond the seeds in play", [&](auto& b) { b[l.header - 1] = 100; }},
+      {"a margin of -128", [&](auto& b) { b[l.header - 1] = 0x80; }},
       {"header length 2^32-1", [](auto& b) { tb::put32(b, tb::kHeaderBytes, 0xFFFFFFFFu); }},
       {"variant name length 65535", [](auto& b) { tb::put(b, tb::kVariantBytes, 2, 0xFFFF); }},
       {"value width 7", [](auto& b) { tb::put32(b, tb::kValueWidth, 7); }},
@@ -203,8 +213,9 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
          tb::put64(b, l.offsets + 16, o1);
        }},
       {"first offset not 0", [&](auto& b) { tb::put64(b, l.offsets, 1); }},
-      {"last offset past the end", [&](auto& b) { tb::put64(b, l.offsets + 24, ~0ull - 3); }},
-      {"reserved field set", [](auto& b) { tb::put32(b, tb::kReserved, 1); }},
+      {"last offset past the end", [&](auto& b) { tb::put64(b, l.offsets + 8 * l.blocks, ~0ull - 3); }},
+      {"content 7", [](auto& b) { tb::put32(b, tb::kContent, 7); }},
+      {"the last 8 bytes not zero", [](auto& b) { b.back() = 1; }},
   };
   for (const Edit& e : edits) {
     auto b = good;
@@ -219,7 +230,7 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
   // Through the C API, decreasing offsets are a corrupt table, not an internal error.
   {
     auto b = good;
-    edits[10].apply(b);
+    edits[17].apply(b);
     tb::fix_checksums(b);
     write_bytes(f, b);
     mtb_tables* h = nullptr;
@@ -230,17 +241,19 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
     EXPECT_NE(std::string(mtb_last_error(h)).find(f.filename().string()), std::string::npos);
     mtb_close(h);
   }
-  // A block whose zstd frame says it holds another number of values.
+  // A block whose units end before its positions (its checksum recomputed): block
+  // 1's units cut to their starts and one byte; reading it is Corrupt, never a value
+  // from beyond the unit.
   {
     auto b = good;
-    const std::uint64_t at = l.data + tb::get64(b, l.offsets + 16);
-    // Swap blocks 1 and 2's content: sizes differ (the last block is shorter).
-    const std::uint64_t o1 = tb::get64(b, l.offsets + 8), o2 = tb::get64(b, l.offsets + 16), o3 = tb::get64(b, l.offsets + 24);
-    std::vector<std::uint8_t> b1(b.begin() + static_cast<long>(l.data + o1), b.begin() + static_cast<long>(l.data + o2));
-    std::vector<std::uint8_t> b2(b.begin() + static_cast<long>(at), b.begin() + static_cast<long>(l.data + o3));
-    std::copy(b2.begin(), b2.end(), b.begin() + static_cast<long>(l.data + o1));
-    std::copy(b1.begin(), b1.end(), b.begin() + static_cast<long>(l.data + o1 + b2.size()));
-    tb::put64(b, l.offsets + 16, o1 + b2.size());
+    const std::uint64_t o1 = tb::get64(b, l.offsets + 8), o2 = tb::get64(b, l.offsets + 16);
+    const std::uint64_t units = kDefaultUnitsPerBlock;
+    std::vector<std::uint8_t> cut(2 * (units - 1) + 1, 0);
+    b.erase(b.begin() + static_cast<long>(l.data + o1), b.begin() + static_cast<long>(l.data + o2));
+    b.insert(b.begin() + static_cast<long>(l.data + o1), cut.begin(), cut.end());
+    const std::int64_t shrink = static_cast<std::int64_t>(o2 - o1) - static_cast<std::int64_t>(cut.size());
+    for (std::uint64_t k = 2; k <= l.blocks; ++k)
+      tb::put64(b, l.offsets + 8 * k, tb::get64(b, l.offsets + 8 * k) - static_cast<std::uint64_t>(shrink));
     tb::fix_checksums(b);
     write_bytes(f, b);
     auto t = TableFile::open(f, *v, key);
@@ -248,6 +261,10 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
     auto all = (*t)->read_all();
     ASSERT_FALSE(all);
     EXPECT_EQ(all.error().code, TableError::Corrupt) << all.error().message;
+    auto x = (*t)->value(kDefaultUnitPositions * kDefaultUnitsPerBlock + 5);
+    ASSERT_FALSE(x);
+    EXPECT_EQ(x.error().code, TableError::Corrupt) << x.error().message;
+    EXPECT_TRUE((*t)->value(5));  // block 0 is intact
   }
 }
 
@@ -372,7 +389,7 @@ TEST(Hostile, InfoFailsOnUnreadableFiles) {
   // A block that is unreadable only shows when values are read (--stats).
   gen("oware", 5, d.path);  // repairs class 3
   auto c = slurp(f);
-  c[c.size() - 2] ^= 1;
+  c[c.size() - 9] ^= 1;  // the last coded byte (8 zeros end the file)
   spit(f, c);
   EXPECT_EQ(run("info " + d.path.string()).status, 0);
   EXPECT_EQ(run("info " + d.path.string() + " --stats").status, 1);

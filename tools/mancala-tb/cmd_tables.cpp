@@ -1,4 +1,5 @@
 // Sub-commands over table folders: generate, probe, verify, info.
+#include <chrono>
 #include <csignal>
 #include <expected>
 #include <optional>
@@ -10,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
+#include "mancala/table_writer.h"
 #include "mancala/generate.h"
 #include "mancala/probe.h"
 
@@ -113,10 +115,23 @@ int run_probe(const std::string& dir, const std::vector<std::string>& args, bool
   int status = 0;
   if (args.size() == 1 && args[0] == "-") {
     // The engine protocol: every line answered, in order, flushed.
+    // Tables replaced under the running engine (a new generate) are read afresh: the
+    // folder is looked at again at most once a second, and at once after a failed
+    // answer (then the line is answered again).
     std::string line;
+    auto looked = std::chrono::steady_clock::now();
     while (std::getline(std::cin, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      const ProbeAnswer ans = probe_one(*tb, line);  // errors are answers here, not failures
+      if (std::chrono::steady_clock::now() - looked > std::chrono::seconds(1)) {
+        tb->refresh();
+        looked = std::chrono::steady_clock::now();
+      }
+      ProbeAnswer ans = probe_one(*tb, line);  // errors are answers here, not failures
+      if (!ans.result && ans.result.error().code != Error::BadPosition && ans.result.error().code != Error::InvalidArgument) {
+        tb->refresh();
+        looked = std::chrono::steady_clock::now();
+        ans = probe_one(*tb, line);
+      }
       std::fputs((answer_json(line, ans).dump() + "\n").c_str(), stdout);
       std::fflush(stdout);
     }
