@@ -230,7 +230,7 @@ TableFile::~TableFile() {
 }
 
 std::size_t TableFile::heap_bytes() const {
-  std::size_t n = sizeof *this + decode_.size() * 4 + header_.symbol_values.size() * 2 + header_.code_lengths.size() +
+  std::size_t n = sizeof *this + decode_.size() * 8 + header_.symbol_values.size() * 2 + 2 * header_.code_lengths.size() +
                   (header_.blocks() + 63) / 64 * 8;
   std::lock_guard lock(mu_);
   if (index_ && index_->subset()) n += index_->subset()->size() * sizeof(Index);
@@ -354,7 +354,8 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
   const std::uint32_t longest = p[1], m = get16(p + 2);
   if (!pow2(h.tuple) || h.tuple > 8 || h.tuple > h.unit_positions) return corrupt("tuples of " + std::to_string(h.tuple) + " values");
   if (m == 0 || longest > kMaxCodeBits || (longest == 0) != (m == 1)) return corrupt("a code of " + std::to_string(m) + " symbols up to " + std::to_string(longest) + " bits");
-  if (clen != 4 + m + static_cast<std::uint64_t>(m) * h.tuple * h.value_width) return corrupt("the code's length does not fit its symbols");
+  if (clen != 4 + 2 * static_cast<std::uint64_t>(m) + static_cast<std::uint64_t>(m) * h.tuple * h.value_width)
+    return corrupt("the code's length does not fit its symbols");
   h.code_lengths.assign(p + 4, p + 4 + m);
   std::uint64_t kraft = 0;
   for (const std::uint8_t l : h.code_lengths) {
@@ -363,6 +364,10 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
   }
   if (m > 1 && kraft != 1ull << longest) return corrupt("the code lengths are not a complete prefix code");
   p += 4 + m;
+  h.symbol_runs.assign(p, p + m);
+  for (const std::uint8_t j : h.symbol_runs)
+    if (j > 12 || (std::uint64_t{h.tuple} << j) > h.unit_positions) return corrupt("a symbol of 2^" + std::to_string(j) + " tuples");
+  p += m;
   h.symbol_values.resize(static_cast<std::size_t>(m) * h.tuple);
   for (auto& x : h.symbol_values) {
     x = h.value_width == 1 ? *p : get16(p);
@@ -404,7 +409,7 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
   if (m > 1) {
     const std::uint32_t T = std::max<std::uint32_t>(longest, 11);
     t->table_bits_ = T;
-    std::vector<std::uint32_t> first(std::size_t{1} << T);
+    std::vector<std::uint64_t> first(std::size_t{1} << T);
     std::vector<std::uint32_t> order(m);
     for (std::uint32_t s = 0; s < m; ++s) order[s] = s;
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return h.code_lengths[a] < h.code_lengths[b]; });
@@ -413,20 +418,21 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
       const std::uint32_t s = order[i], l = h.code_lengths[s];
       if (i > 0) code = (code + 1) << (l - len);
       len = l;
+      const std::uint64_t span = std::uint64_t{h.tuple} << h.symbol_runs[s];
       const std::size_t lo = static_cast<std::size_t>(code) << (T - l), hi = static_cast<std::size_t>(code + 1) << (T - l);
-      for (std::size_t w = lo; w < hi; ++w) first[w] = s | l << 16;
+      for (std::size_t w = lo; w < hi; ++w) first[w] = s | std::uint64_t{l} << 16 | span << 21;
     }
     t->decode_.resize(first.size());
     const std::size_t mask = first.size() - 1;
     for (std::size_t w = 0; w < first.size(); ++w) {
-      std::uint32_t used = 0, codes = 0;
+      std::uint64_t used = 0, covered = 0;
       for (;;) {
-        const std::uint32_t l = first[(w << used) & mask] >> 16;
-        if (used + l > T) break;
+        const std::uint64_t e = first[(w << used) & mask], l = (e >> 16) & 31, span = (e >> 21) & 0xFFFF;
+        if (used + l > T || covered + span > 0xFFFF) break;
         used += l;
-        ++codes;
+        covered += span;
       }
-      t->decode_[w] = first[w] | codes << 21 | used << 26;
+      t->decode_[w] = first[w] | used << 37 | covered << 42;
     }
   }
   t->checked_.reset(new std::atomic<std::uint64_t>[(n + 63) / 64]());
@@ -525,25 +531,26 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
   const std::uint64_t end = u + 1 < units ? get16(blk + 2 * u) : o1 - o0 - 2 * (units - 1);
   std::uint64_t bit = start * 8;
   const std::uint64_t end_bit = end * 8;
-  const std::uint32_t T = table_bits_, drop = 64 - T;
-  // Skip the tuples before ours, several whole codes a lookup when they fit.
-  for (std::uint32_t s = j >> tuple_shift_; s > 0;) {
-    const std::uint32_t e = decode_[(load_be64(data + (bit >> 3)) << (bit & 7)) >> drop];
-    const std::uint32_t codes = (e >> 21) & 31;
-    if (codes <= s) {
-      bit += e >> 26;
-      s -= codes;
+  const std::uint32_t drop = 64 - table_bits_;
+  // Skip the symbols before position j: all the whole codes of a window at once while
+  // they end before j, then one code at a time up to the symbol that covers j.
+  for (std::uint32_t at = 0;;) {
+    const std::uint64_t e = decode_[(load_be64(data + (bit >> 3)) << (bit & 7)) >> drop];
+    const std::uint32_t window = static_cast<std::uint32_t>(e >> 42);
+    if (at + window <= j) {
+      at += window;
+      bit += (e >> 37) & 31;
     } else {
+      const std::uint32_t span = static_cast<std::uint32_t>((e >> 21) & 0xFFFF);
       bit += (e >> 16) & 31;
-      s -= 1;
+      if (bit > end_bit) break;
+      if (at + span > j) return h.symbol_values[(e & 0xFFFF) * h.tuple + ((j - at) & (h.tuple - 1))];
+      at += span;
     }
     if (bit > end_bit) break;
   }
-  const std::uint32_t e = decode_[(load_be64(data + (std::min(bit, end_bit) >> 3)) << (bit & 7)) >> drop];
-  if (bit + ((e >> 16) & 31) > end_bit)
-    return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " unit " +
-                                                               std::to_string(u) + " ends before its positions"});
-  return h.symbol_values[(e & 0xFFFF) * h.tuple + (j & (h.tuple - 1))];
+  return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " unit " +
+                                                             std::to_string(u) + " ends before its positions"});
 }
 
 std::expected<void, TableError> TableFile::decode_unit(std::size_t b, std::size_t u, std::uint16_t* out) const {
@@ -566,14 +573,15 @@ std::expected<void, TableError> TableFile::decode_unit(std::size_t b, std::size_
   const std::uint64_t end = u + 1 < units ? get16(blk + 2 * u) : o1 - o0 - 2 * (units - 1);
   std::uint64_t bit = start * 8;
   const std::uint32_t drop = 64 - table_bits_;
-  for (std::uint64_t j = 0; j < count; j += h.tuple) {
-    const std::uint32_t e = decode_[(load_be64(data + (bit >> 3)) << (bit & 7)) >> drop];
+  for (std::uint64_t j = 0; j < count;) {
+    const std::uint64_t e = decode_[(load_be64(data + (bit >> 3)) << (bit & 7)) >> drop];
     bit += (e >> 16) & 31;
     if (bit > end * 8)
       return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " unit " +
                                                                  std::to_string(u) + " ends before its positions"});
     const std::uint16_t* vals = &h.symbol_values[(e & 0xFFFF) * h.tuple];
-    for (std::uint64_t x = 0; x < h.tuple && j + x < count; ++x) out[j + x] = vals[x];
+    const std::uint64_t span = (e >> 21) & 0xFFFF;
+    for (std::uint64_t x = 0; x < span && j < count; ++x, ++j) out[j] = vals[x & (h.tuple - 1)];
   }
   return {};
 }

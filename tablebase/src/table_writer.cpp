@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -171,49 +172,68 @@ std::uint64_t coded_bits(const std::vector<std::uint64_t>& freq) {
 
 struct TableCode {
   std::uint32_t k = 1;
-  std::vector<std::uint64_t> symbols;  // tuple keys, ascending
+  bool runs = false;
+  std::vector<std::uint64_t> symbols;  // symbol keys (below), ascending
   std::vector<std::uint8_t> lengths;
   std::vector<std::uint32_t> codes;
-  TupleMap number;  // tuple key -> symbol number
+  TupleMap number;  // symbol key -> symbol number
 };
 
-// Counts of the tuples of k entries; with `sample`, those of every 16th unit only.
-TupleMap count_tuples(const Entries& e, std::uint32_t k, std::uint32_t unit, bool sample) {
+// The symbols of the positions [p0, p1) of one unit, in order: tuples of k entries,
+// and with `runs` a tuple repeated r = 2^j times (r as large as the run allows, r k <=
+// the unit's positions) as one symbol. Symbol key: the tuple, j at bit 56.
+template <class Emit>
+void parse_unit(const Entries& e, std::uint32_t k, bool runs, std::uint64_t p0, std::uint64_t p1, std::uint32_t unit,
+                Emit&& emit) {
+  const std::uint64_t t1 = (p1 + k - 1) / k, most = unit / k;
+  for (std::uint64_t t = p0 / k; t < t1;) {
+    const std::uint64_t key = e.tuple(t, k);
+    std::uint64_t run = 1;
+    if (runs)
+      while (t + run < t1 && run < most && e.tuple(t + run, k) == key) ++run;
+    const unsigned j = static_cast<unsigned>(std::bit_width(run) - 1);
+    emit(key | static_cast<std::uint64_t>(j) << 56);
+    t += std::uint64_t{1} << j;
+  }
+}
+
+// Counts of the symbols; with `sample`, those of every 16th unit only.
+TupleMap count_symbols(const Entries& e, std::uint32_t k, bool runs, std::uint32_t unit, bool sample) {
   TupleMap m;
-  const std::uint64_t tuples = (e.n + k - 1) / k, per_unit = unit / k;
-  for (std::uint64_t t = 0; t < tuples; ++t) {
-    if (sample && (t / per_unit) % 16 != 0) {
-      t += per_unit - 1 - t % per_unit;
-      continue;
-    }
-    ++m[e.tuple(t, k)];
+  for (std::uint64_t p0 = 0, u = 0; p0 < e.n; p0 += unit, ++u) {
+    if (sample && u % 16 != 0) continue;
+    parse_unit(e, k, runs, p0, std::min<std::uint64_t>(p0 + unit, e.n), unit, [&](std::uint64_t key) { ++m[key]; });
   }
   return m;
 }
 
-// The code of a table: the tuple size k (1, 2, 4, 8 entries, k W <= 8 bytes, k <= U)
-// whose estimated size, code table included, is least (ties: the smaller k), then
-// the exact counts of its tuples and their canonical Huffman code.
+// The code of a table: the tuple size k (1, 2, 4, 8 entries, k W <= 8 bytes) and runs
+// or not (runs: k W <= 6 bytes) whose estimated size, code table included, is least
+// (ties: the first tried), then the exact counts of its symbols and their canonical
+// Huffman code.
 std::expected<TableCode, TableError> make_code(const Entries& e, std::uint32_t unit) {
   TableCode c;
   const bool sample = e.n > (1u << 22);
   std::uint64_t best = ~0ull;
   TupleMap counts;
-  for (std::uint32_t k = 1; k <= 8 && k * e.width <= 8 && k <= unit; k *= 2) {
-    TupleMap m = count_tuples(e, k, unit, sample);
-    if (m.size() > kMaxSymbols) continue;
-    std::vector<std::uint64_t> freq;
-    m.each([&](std::uint64_t, std::uint64_t n) { freq.push_back(n); });
-    const std::uint64_t bits = coded_bits(freq) + 8 * m.size() * (1 + k * e.width);
-    if (bits < best) {
-      best = bits;
-      c.k = k;
-      counts = std::move(m);
+  for (std::uint32_t k = 1; k <= 8 && k * e.width <= 8 && k <= unit; k *= 2)
+    for (const bool runs : {false, true}) {
+      if (runs && k * e.width > 6) continue;
+      TupleMap m = count_symbols(e, k, runs, unit, sample);
+      if (m.size() > kMaxSymbols) continue;
+      std::vector<std::uint64_t> freq;
+      m.each([&](std::uint64_t, std::uint64_t n) { freq.push_back(n); });
+      const std::uint64_t bits = coded_bits(freq) + 8 * m.size() * (2 + k * e.width);
+      if (bits < best) {
+        best = bits;
+        c.k = k;
+        c.runs = runs;
+        counts = std::move(m);
+      }
     }
-  }
   if (best == ~0ull)
     return std::unexpected(TableError{TableError::Internal, "more than " + std::to_string(kMaxSymbols) + " distinct values"});
-  if (sample) counts = count_tuples(e, c.k, unit, false);
+  if (sample) counts = count_symbols(e, c.k, c.runs, unit, false);
   counts.each([&](std::uint64_t key, std::uint64_t) { c.symbols.push_back(key); });
   if (c.symbols.empty()) c.symbols.push_back(0);  // an empty table: one symbol, never used
   std::sort(c.symbols.begin(), c.symbols.end());
@@ -229,7 +249,7 @@ std::expected<TableCode, TableError> make_code(const Entries& e, std::uint32_t u
   for (std::size_t s = 0; s < order.size(); ++s) order[s] = s;
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return c.lengths[a] < c.lengths[b]; });
   c.codes.assign(c.symbols.size(), 0);
-  std::uint32_t code = 0, len = order.empty() ? 0 : c.lengths[order[0]];
+  std::uint32_t code = 0, len = c.lengths[order[0]];
   for (std::size_t i = 0; i < order.size(); ++i) {
     const std::uint32_t l = c.lengths[order[i]];
     if (i > 0) code = (code + 1) << (l - len);
@@ -255,15 +275,15 @@ std::expected<std::string, TableError> encode_block(const Entries& e, const Tabl
     const std::uint64_t p1 = std::min<std::uint64_t>(p0 + h.unit_positions, e.n);
     std::uint64_t acc = 0;
     unsigned bits = 0;
-    for (std::uint64_t t = p0 / c.k; t < (p1 + c.k - 1) / c.k; ++t) {
-      const std::size_t s = static_cast<std::size_t>(c.number.get(e.tuple(t, c.k)));
+    parse_unit(e, c.k, c.runs, p0, p1, h.unit_positions, [&](std::uint64_t key) {
+      const std::size_t s = static_cast<std::size_t>(c.number.get(key));
       acc = acc << c.lengths[s] | c.codes[s];
       bits += c.lengths[s];
       while (bits >= 8) {
         bits -= 8;
         data += static_cast<char>((acc >> bits) & 0xFF);
       }
-    }
+    });
     if (bits > 0) data += static_cast<char>((acc << (8 - bits)) & 0xFF);
   }
   return starts + data;
@@ -278,6 +298,7 @@ std::string encode_header(const TableHeader& h) {
   code += static_cast<char>(longest);
   put16(code, static_cast<std::uint16_t>(h.code_lengths.size()));
   for (const std::uint8_t l : h.code_lengths) code += static_cast<char>(l);
+  for (const std::uint8_t j : h.symbol_runs) code += static_cast<char>(j);
   for (const std::uint16_t x : h.symbol_values) {
     if (h.value_width == 1) code += static_cast<char>(x);
     else put16(code, x);
@@ -335,8 +356,10 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
   if (!code) return std::unexpected(code.error());
   h.tuple = code->k;
   h.code_lengths = code->lengths;
-  for (const std::uint64_t s : code->symbols)
+  for (const std::uint64_t s : code->symbols) {
+    h.symbol_runs.push_back(code->runs ? static_cast<std::uint8_t>(s >> 56) : 0);  // k W = 8 bytes: no runs, no j
     for (std::uint32_t j = 0; j < code->k; ++j) h.symbol_values.push_back(static_cast<std::uint16_t>(s >> (8 * h.value_width * j)));
+  }
   h.block_count = (h.positions + h.block_positions - 1) / h.block_positions;
   if (h.block_count > 0xFFFFFFFFull) return std::unexpected(TableError{TableError::Internal, "too many blocks for a table"});
   const std::size_t blocks = static_cast<std::size_t>(h.block_count);

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <functional>
 
+#include <sys/stat.h>
+
 #include "mancala/table_writer.h"
 #include "mancala/mancala_probe.h"
 #include "mancala/notation.h"
@@ -437,4 +439,104 @@ TEST(Hostile, WriteErrorsAreReported) {
   ASSERT_FALSE(w);
   EXPECT_EQ(w.error().code, TableError::Io);
   EXPECT_NE(w.error().message.find("cannot create"), std::string::npos) << w.error().message;
+}
+
+// A FIFO named like a table hung probe, verify, info and generate (opened before its
+// type was checked, under the folder's lock); a folder or a device must not be read
+// either. Each is refused at once as "not a regular file".
+TEST(Hostile, NonRegularFilesNamedLikeTablesNeverBlock) {
+  TempDir d;
+  gen("oware", 4, d.path);
+  const fs::path f = d.path / table_file_name("oware", ClassKey{0, 5});
+  const std::string pos = "\"oware 1,1,1,1,1,0/0,0,0,0,0,0 S\"";
+  for (const std::string kind : {"fifo", "folder", "device"}) {
+    fs::remove_all(f);
+    if (kind == "fifo") ASSERT_EQ(::mkfifo(f.c_str(), 0644), 0);
+    else if (kind == "folder") fs::create_directory(f);
+    else fs::create_symlink("/dev/zero", f);
+    auto t = TableFile::open(f);
+    ASSERT_FALSE(t) << kind;
+    EXPECT_NE(t.error().message.find("not a regular file"), std::string::npos) << kind << ": " << t.error().message;
+    auto tbl = Tablebase::open(d.path);
+    ASSERT_TRUE(tbl);
+    auto p = parse_position("oware 1,1,1,1,1,0/0,0,0,0,0,0 S");
+    auto x = (*tbl)->value(*p->variant, p->position);
+    ASSERT_FALSE(x) << kind;
+    EXPECT_NE(x.error().message.find("not a regular file"), std::string::npos) << kind << ": " << x.error().message;
+    for (const std::string& cmd : {"probe " + d.path.string() + " " + pos, "verify " + d.path.string(),
+                                   "info " + d.path.string()}) {
+      const auto r = run(cmd);  // returns: a hang is the test's timeout
+      EXPECT_EQ(r.status, 1) << kind << ": " << cmd << ": " << r.err;
+    }
+  }
+  fs::remove_all(f);
+}
+
+// A long-running `probe -` kept answering from the old header after a new generate
+// replaced the files (rename over them), "corrupt" until restarted: now it looks at
+// the folder again (at most once a second) and answers from the new file.
+TEST(Hostile, ProbeProtocolRereadsReplacedTables) {
+  TempDir d;
+  gen("oware", 4, d.path / "tb");
+  const VariantPtr v = variant("oware");
+  const ClassKey key{0, 4};
+  const std::string name = table_file_name(v->name(), key);
+  // The replacement: every value of class 4 set to +4.
+  fs::create_directories(d.path / "new");
+  ASSERT_TRUE(write_table(d.path / "new" / name, *v, key, std::vector<std::uint8_t>(ClassIndex(*v, key).size(), 4), 1));
+  const std::string pos = "oware 1,1,1,0,0,0/0,0,0,1,0,0 S";
+  const std::string cmd = "{ echo '" + pos + "'; sleep 1.3; mv " + (d.path / "new" / name).string() + " " +
+                          (d.path / "tb" / name).string() + "; sleep 1.3; echo '" + pos + "'; } | " + MANCALA_TB_EXE +
+                          " probe " + (d.path / "tb").string() + " -";
+  FILE* f = popen(cmd.c_str(), "r");
+  ASSERT_TRUE(f);
+  std::vector<std::string> lines;
+  std::array<char, 4096> buf;
+  while (fgets(buf.data(), buf.size(), f)) lines.emplace_back(buf.data());
+  EXPECT_EQ(pclose(f), 0);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].find("\"value\":4,"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("\"value\":4,"), std::string::npos) << lines[1];
+}
+
+// mtb_value_pits (the position as numbers) answers what mtb_value answers for its text,
+// from either side, and refuses what the text would refuse.
+TEST(Hostile, ValuePitsAgreesWithValue) {
+  TempDir d;
+  gen("oware", 6, d.path);
+  const VariantPtr v = variant("oware");
+  mtb_tables* h = nullptr;
+  ASSERT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
+  int oware = -1, pits = 0, again = -1;
+  ASSERT_EQ(mtb_variant(h, "oware", &oware, &pits), MTB_OK);
+  ASSERT_EQ(mtb_variant(h, "oware", &again, nullptr), MTB_OK);
+  EXPECT_EQ(again, oware);
+  EXPECT_EQ(pits, 12);
+  EXPECT_EQ(mtb_variant(h, "no-such-game", &again, nullptr), MTB_ERR_ARGUMENT);
+  for (int seeds = 0; seeds <= 6; ++seeds) {
+    const ClassIndex idx(*v, ClassKey{0, seeds});
+    for (Index r = 0; r < idx.size(); r += 37)
+      for (const Side side : {Side::South, Side::North}) {
+        const Position p = idx.unrank(r);
+        const std::string text = format_position(*v, p, side);
+        int want = 0, got = 0, want_plies = 0, got_plies = 0;
+        ASSERT_EQ(mtb_value(h, text.c_str(), &want, &want_plies), MTB_OK) << text;
+        auto parsed = parse_position(text);
+        int board[12];
+        // As written in the notation: South's half first (the absolute board).
+        const Position absolute = side == Side::South ? parsed->position : v->rotate(parsed->position);
+        for (int i = 0; i < 12; ++i) board[i] = absolute.pits[static_cast<std::size_t>(i)];
+        ASSERT_EQ(mtb_value_pits(h, oware, board, nullptr, side == Side::North, &got, &got_plies), MTB_OK) << text;
+        EXPECT_EQ(got, want) << text;
+        EXPECT_EQ(got_plies, want_plies) << text;
+      }
+  }
+  int board[12] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 300};
+  int value = 0;
+  EXPECT_EQ(mtb_value_pits(h, oware, board, nullptr, 0, &value, nullptr), MTB_ERR_POSITION);
+  board[11] = 9;  // 10 seeds: no table
+  EXPECT_EQ(mtb_value_pits(h, oware, board, nullptr, 0, &value, nullptr), MTB_ERR_NOT_FOUND);
+  EXPECT_EQ(mtb_value_pits(h, 7, board, nullptr, 0, &value, nullptr), MTB_ERR_ARGUMENT);
+  EXPECT_EQ(mtb_value_pits(h, oware, board, nullptr, 2, &value, nullptr), MTB_ERR_ARGUMENT);
+  mtb_close(h);
 }

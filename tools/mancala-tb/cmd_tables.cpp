@@ -403,7 +403,7 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
                   "worker threads (default: all cores); with more than one, each class's file is written by one "
                   "more thread while the next class is solved")
         ->check(CLI::Range(0, 1024));
-    c->add_option("--level", g->level, "zstd level of the files, 1..19 (default 9)")->check(CLI::Range(1, 19));
+    c->add_option("--level", g->level, "zstd level of the position lists of reachable-set tables, 1..19 (default 9)")->check(CLI::Range(1, 19));
     c->add_option("--memory-mb", g->memory_mb,
                   "memory of the run, in MiB (default 1024; 0: no bound): the class being solved and the "
                   "solved classes, an eighth (at most 24 MiB) held back for the rest; the newest lower classes stay in memory while they fit, older ones are spilled to "

@@ -44,17 +44,20 @@
 //   D+o_N+S   8       zeros (a decoder's 8-byte loads never leave the file)
 //   end of file = D + o_N + S + 8   (a shorter or longer file is corrupt)
 //
-// The code. The values are cut into tuples of k consecutive positions (k in 1, 2,
-// 4, 8, k <= U; the last tuple of the table padded with its last value), and each
-// tuple is a symbol of a canonical Huffman code:
+// The code. The values of a unit are cut into tuples of k consecutive positions (k
+// in 1, 2, 4, 8, k <= U; the last tuple of the table padded with its last value); a
+// symbol is a tuple repeated r = 2^j times (r k <= U; the writer takes the longest
+// run of equal tuples it can, j = 0 when it codes without runs), and the symbols are
+// coded by a canonical Huffman code:
 //   1 byte k; 1 byte L, the longest code (0 only when there is one symbol);
 //   2 bytes M, the symbols (1 <= M <= kMaxSymbols);
 //   M bytes: the code length of each symbol (1..L; 0 for a lone symbol);
-//   M k W bytes: each symbol's k values, in table order.
+//   M bytes: j of each symbol;
+//   M k W bytes: each symbol's tuple, in table order.
 // The code lengths satisfy Kraft's equality (sum 2^-len = 1: every bit string
 // starts with a code). Codes are assigned canonically: symbols in order of (length,
 // symbol number), each code the previous plus one, shifted left at each longer
-// length. C = 4 + M + M k W. Every value of the code is checked against the class
+// length. C = 4 + 2 M + M k W. Every value of the code is checked against the class
 // when the file is opened (a margin beyond the seeds in play, a win/loss depth below
 // 0, is Corrupt), so a decoded value is always in range.
 //
@@ -62,12 +65,14 @@
 // the last unit of the table shorter): n-1 u16 starts s_1 <= ... <= s_{n-1} of units
 // 1..n-1 (unit 0 starts at 0), then the units' bytes from 2(n-1): unit u is bytes
 // [s_u, s_{u+1}) of that part (s_0 = 0, s_n = its end). A unit is the codes of its
-// ceil(positions / k) tuples, most significant bit first, padded with zero bits to
-// a byte (a code of one symbol has no bits: its blocks are empty). A block holds at most kMaxBlockPositions positions of at most 16 bits:
-// its part fits the u16 starts. Position i is value (i mod k) of tuple (i mod U) / k
-// of unit (i mod B) / U of block i / B. A probe verifies a block's CRC the first time
-// it touches it (one bit a block remembers it), then decodes in place: it skips the
-// tuples before its own by table lookups (several codes a lookup) and decodes one.
+// symbols (covering its ceil(positions / k) tuples), most significant bit first, padded with zero bits to
+// a byte (a code of one symbol has no bits: its blocks are empty). A block holds at
+// most kMaxBlockPositions positions of at most 16 bits: its part fits the u16 starts.
+// Position i is offset (i mod U) of unit (i mod B) / U of block i / B. A probe
+// verifies a block's CRC the first time it touches it (one bit a block remembers it),
+// then decodes in place: it skips the symbols before its position by table lookups
+// (all the whole codes of the next 11 to 16 bits a lookup) and reads its value in the
+// symbol that covers it: value (x mod k) of the tuple, x its offset in the symbol.
 //
 // Position i of the table is the one with ClassIndex rank i. A reachable-set table
 // (`generate --from`) holds the positions of its class reachable from a root: its
@@ -76,15 +81,16 @@
 // most 10 bytes, no superfluous zero byte) of r_0, r_1 - r_0, ..., r_{n-1} - r_{n-2},
 // zstd-compressed. Every difference after the first is at least 1.
 //
-// Worked example: oware, 2 seeds in play: 78 positions, margins -2..2. With U = 256,
-// K = 16 (B = 4096) there is one block of one unit. Say the writer picks k = 1 and
-// the margins 0, +2, -2, +1, -1 occur 40, 14, 14, 5, 5 times: the code lengths are
-// 1, 2, 3, 4, 4 (Kraft: 1/2 + 1/4 + 1/8 + 2/16 = 1) and, in symbol order -2, -1, 0,
-// +1, +2 (table order), the codes by (length, symbol) are 0 -> "0", +2 -> "10",
-// -2 -> "110", -1 -> "1110", +1 -> "1111". The unit is 40 + 28 + 42 + 20 + 20 = 150
-// bits, 19 bytes; C = 4 + 5 + 5 = 14, V = 5 ("oware"), G = 16, H = 104 + 5 + 16 + 14
-// = 139, D = 139 + 12 + 12 = 163, and the file (oware.2.0000000000000000.mtb) is
-// 163 + 19 + 8 = 190 bytes. The value of position 3 is the 4th code of the unit.
+// Worked example: oware, 2 seeds in play: 78 positions, margins 0, +2 and -2. With
+// U = 256, K = 16 (B = 4096) there is one block of one unit (no unit starts). The
+// writer picks k = 1 without runs (j = 0): three symbols in table order (ascending
+// raw bytes) 0, +2, -2 (0x00, 0x02, 0xFE), code lengths 2, 2, 1 (Kraft: 1/4 + 1/4 +
+// 1/2 = 1), so by (length, symbol) the codes are -2 -> "0", 0 -> "10", +2 -> "11".
+// The unit is the 78 codes in 15 bytes; C = 4 + 2 * 3 + 3 = 13, V = 5 ("oware"),
+// G = 16, H = 104 + 5 + 16 + 13 = 138, D = 138 + 12 + 12 = 162, and the file
+// (oware.2.0000000000000000.mtb) is 162 + 15 + 8 = 185 bytes. The value of position
+// 3 is the symbol of the 4th code of the unit: one lookup of 11 bits covers the first
+// codes whole, and those before position 3 are skipped at once.
 //
 // Files of format versions 1 to 3 are refused with "made by an older format
 // version N; regenerate".
@@ -143,6 +149,7 @@ struct TableHeader {
   // The code: k values a symbol, the symbols' code lengths and values (W bytes each).
   std::uint32_t tuple = 1;
   std::vector<std::uint8_t> code_lengths;
+  std::vector<std::uint8_t> symbol_runs;     // j: the symbol is its tuple repeated 2^j times
   std::vector<std::uint16_t> symbol_values;  // M k entries, raw (W = 1: the byte)
 
   // Only meaningful once the header has been checked against a variant (seeds fits).
@@ -273,8 +280,9 @@ class TableFile {
   std::uint64_t offsets_at_ = 0;  // H + 4
   std::uint32_t unit_shift_ = 0, block_shift_ = 0, tuple_shift_ = 0, table_bits_ = 0;
   // Decode table, 2^table_bits_ entries: bits 0-15 the symbol of the first code, 16-20
-  // its length, 21-25 the whole codes in the window, 26-30 their bits.
-  std::vector<std::uint32_t> decode_;
+  // its length, 21-36 its positions, 37-41 the bits of the whole codes in the window,
+  // 42-57 their positions.
+  std::vector<std::uint64_t> decode_;
   mutable std::unique_ptr<std::atomic<std::uint64_t>[]> checked_;  // a bit per block whose CRC held
   mutable std::mutex mu_;
   mutable std::shared_ptr<const ClassIndex> index_;
