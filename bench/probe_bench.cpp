@@ -3,13 +3,14 @@
 //
 //   probe_bench positions DIR VARIANT COUNT SEED COLD WARM
 //       COLD: COUNT positions drawn uniformly from every table of VARIANT in DIR;
-//       WARM: COUNT positions from the first blocks of the largest table, few enough
-//       blocks that they all stay in the block cache. Prints the cache's size.
+//       WARM: COUNT positions from the first four blocks of the largest table. Prints the
+//       tables' positions and bytes on disk.
 //   probe_bench run DIR FILE PASSES
 //       values (Tablebase::value) and probes (value and every move's value) of the
 //       positions of FILE with a freshly opened folder: the first pass and the later ones.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <random>
 #include <string>
@@ -26,16 +27,13 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// The block cache of one table file: at most this many decompressed blocks (format.cpp).
-constexpr int kCachedBlocksPerFile = 8;
-
 int positions(const std::string& dir, const std::string& spec, long count, unsigned seed, const std::string& cold_path,
               const std::string& warm_path) {
   auto tb = Tablebase::open(dir);
   auto v = make_variant(spec);
   if (!tb || !v) return std::fprintf(stderr, "cannot open %s or variant %s\n", dir.c_str(), spec.c_str()), 1;
   std::vector<std::pair<ClassKey, Index>> sizes;
-  Index total = 0, block_bytes = 0, largest = 0;
+  Index total = 0, file_bytes = 0, largest = 0;
   ClassKey big{};
   for (const auto& k : (*tb)->classes((*v)->name())) {
     auto t = (*tb)->table(**v, k);
@@ -43,7 +41,7 @@ int positions(const std::string& dir, const std::string& spec, long count, unsig
     const auto& h = (*t)->header();
     sizes.push_back({k, h.positions});
     total += h.positions;
-    block_bytes = std::max<Index>(block_bytes, h.block_positions * h.value_width);
+    file_bytes += std::filesystem::file_size((*t)->path());
     if (h.positions > largest) largest = h.positions, big = k;
   }
   std::mt19937_64 rng(seed);
@@ -57,13 +55,12 @@ int positions(const std::string& dir, const std::string& spec, long count, unsig
   }
   auto t = (*tb)->table(**v, big);
   const ClassIndex idx(**v, big);
-  const Index span = std::min<Index>(largest, (*t)->header().block_positions * (kCachedBlocksPerFile / 2));
+  const Index span = std::min<Index>(largest, (*t)->header().block_positions * 4);
   for (long i = 0; i < count; ++i)
     warm << format_position(**v, idx.unrank(std::uniform_int_distribution<Index>(0, span - 1)(rng)), Side::South) << "\n";
-  std::printf("tables %zu files, %llu positions; block %llu bytes decompressed; cache at most %d blocks a file = %.1f KiB a file, %.1f MiB if every file is open\n",
-              sizes.size(), static_cast<unsigned long long>(total), static_cast<unsigned long long>(block_bytes),
-              kCachedBlocksPerFile, kCachedBlocksPerFile * static_cast<double>(block_bytes) / 1024,
-              static_cast<double>(sizes.size()) * kCachedBlocksPerFile * static_cast<double>(block_bytes) / (1 << 20));
+  std::printf("tables %zu files, %llu positions, %llu bytes (%.3f bytes/position)\n", sizes.size(),
+              static_cast<unsigned long long>(total), static_cast<unsigned long long>(file_bytes),
+              static_cast<double>(file_bytes) / static_cast<double>(total));
   return 0;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "mancala/table_writer.h"
 #include "mancala/format.h"
 
 namespace {

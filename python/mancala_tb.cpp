@@ -140,7 +140,7 @@ std::string class_position_text(const Variant& v, const Position& p) {
 struct ClassRef {
   VariantPtr variant;
   ClassKey key;
-  std::shared_ptr<TableFile> table;
+  const TableFile* table = nullptr;  // kept by the Tablebase handle; used only during a call on it
   std::shared_ptr<const ClassIndex> index;
 };
 

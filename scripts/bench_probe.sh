@@ -1,112 +1,91 @@
 #!/usr/bin/env bash
-# Probe speed from C, C++ and Python (issue 14), written to results/probe.md.
+# Random probe rates of the C API beside random memory reads (issue 31), written to
+# results/probe.md.
 #
-#   bash scripts/bench_probe.sh            (after scripts/build.sh; about a minute)
+#   bash scripts/bench_probe.sh            (after scripts/build.sh; a few minutes)
 #
-# Tables: oware up to SEEDS seeds (default 12) in WORK (default /tmp/mancala-probe-bench).
-# Positions: COUNT (default 20000) drawn uniformly from every table ("cold": nearly every
-# value needs a block read from the file and decompressed; the folder is opened afresh
-# for the first pass, so its cache starts empty), and COUNT from the first four blocks
-# of the largest table ("warm": after the first pass every block is in the cache).
-# Each language probes the same lists: PASSES passes of value-only probes (the first pass
-# and the later ones apart), then one pass of full probes (value and every move's value).
-# Memory: the block cache's bound from the table headers, and each run's peak resident
-# size (GNU time).
+# For Oware up to each of SEEDS (default "16 20") seeds: the tables are generated into
+# WORK (default /tmp/mancala-probe-bench; kept for the next run), COUNT (default 200000)
+# positions drawn uniformly from every table (bench/probe_bench.cpp), and with 1, 2 and 8
+# threads on one handle (bench/probe_rate_c.c, linked as an engine links
+# libmancala_probe): random one-byte reads from an in-memory array of one byte a
+# position of the tables, values by mtb_value_pits (the position as numbers) and by
+# mtb_value (as text), full probes by mtb_probe, all in the same run. Peak memory: the
+# peak resident size (GNU time) of the 8-thread run without the array, beside the
+# bytes of the tables (the mapped files).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD_DIR:-build}
 WORK=${WORK:-/tmp/mancala-probe-bench}
-SEEDS=${SEEDS:-12}
-COUNT=${COUNT:-20000}
-PASSES=${PASSES:-3}
-PYTHON=$(sed -n 's/^MANCALA_PYTHON:FILEPATH=//p' "$BUILD/CMakeCache.txt")
-PYTHON=${PYTHON:-/usr/bin/python3}
+SEEDS=${SEEDS:-16 20}
+COUNT=${COUNT:-200000}
 TB=$BUILD/tools/mancala-tb
-for exe in "$TB" "$BUILD/bench/probe_bench" "$BUILD/bench/probe_bench_c"; do
+for exe in "$TB" "$BUILD/bench/probe_bench" "$BUILD/bench/probe_rate_c"; do
   [ -x "$exe" ] || { echo "missing $exe: build first (scripts/build.sh)" >&2; exit 1; }
 done
 mkdir -p "$WORK"
-"$TB" generate oware --max-seeds "$SEEDS" --out "$WORK/tb" > /dev/null
-cache=$("$BUILD/bench/probe_bench" positions "$WORK/tb" oware "$COUNT" 1 "$WORK/cold.txt" "$WORK/warm.txt")
-
-py_bench() {  # FILE: the Python module, the same passes
-  PYTHONPATH=$BUILD/python "$PYTHON" - "$WORK/tb" "$1" "$PASSES" <<'PY'
-import sys, time
-import mancala_tb
-tables, path, passes = sys.argv[1], sys.argv[2], int(sys.argv[3])
-lines = open(path).read().split("\n")[:-1]
-tb = mancala_tb.open(tables)
-first = later = 0.0
-for p in range(passes):
-    t0 = time.perf_counter()
-    for l in lines:
-        tb.value(l)
-    dt = time.perf_counter() - t0
-    if p == 0: first = dt
-    else: later += dt
-t0 = time.perf_counter()
-for l in lines:
-    tb.probe(l)
-probes = time.perf_counter() - t0
-n = len(lines)
-print(f"first {n / first:.0f} later {n * (passes - 1) / later:.0f} probes {n / probes:.0f}")
-PY
-}
-
-measure() {  # LANGUAGE FILE -> "first later probes peak_kib"
-  local out rss
-  case $1 in
-    C) out=$(/usr/bin/time -f "rss %M" "$BUILD/bench/probe_bench_c" "$WORK/tb" "$2" "$PASSES" 2> "$WORK/time.txt") ;;
-    C++) out=$(/usr/bin/time -f "rss %M" "$BUILD/bench/probe_bench" run "$WORK/tb" "$2" "$PASSES" 2> "$WORK/time.txt") ;;
-    Python) out=$(/usr/bin/time -f "rss %M" bash -c "$(declare -f py_bench); BUILD=$BUILD PYTHON=$PYTHON WORK=$WORK PASSES=$PASSES py_bench $2" 2> "$WORK/time.txt") ;;
-  esac
+fmt() { awk -v x="$1" 'BEGIN { if (x >= 1e6) printf "%.2f M", x / 1e6; else printf "%.0f k", x / 1e3 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "1/%.1f", a / b }'; }
+rows="" sizes="" mem=""
+for seeds in $SEEDS; do
+  dir=$WORK/oware-$seeds
+  if ! "$TB" info "$dir" > /dev/null 2>&1 || [ ! -f "$dir/oware.$seeds.0000000000000000.mtb" ]; then
+    rm -rf "$dir"
+    "$TB" generate oware --max-seeds "$seeds" --out "$dir" > /dev/null
+  fi
+  tables=$("$BUILD/bench/probe_bench" positions "$dir" oware "$COUNT" 1 "$WORK/positions.txt" "$WORK/warm.txt")
+  positions=$(sed -E 's/.* files, ([0-9]+) positions.*/\1/' <<<"$tables")
+  bytes=$(sed -E 's/.* positions, ([0-9]+) bytes.*/\1/' <<<"$tables")
+  sizes+="| up to $seeds | $positions | $bytes | $(awk -v b="$bytes" -v n="$positions" 'BEGIN { printf "%.3f", b / n }') |"$'\n'
+  for t in 1 2 8; do
+    read -r _ _ _ array _ pits _ text _ probe <<<"$("$BUILD/bench/probe_rate_c" "$dir" "$WORK/positions.txt" "$t" "$positions")"
+    rows+="| up to $seeds | $t | $(fmt "$array") | $(fmt "$pits") ($(ratio "$array" "$pits")) | $(fmt "$text") ($(ratio "$array" "$text")) | $(fmt "$probe") ($(ratio "$array" "$probe")) |"$'\n'
+  done
+  /usr/bin/time -f "rss %M" "$BUILD/bench/probe_rate_c" "$dir" "$WORK/positions.txt" 8 0 > /dev/null 2> "$WORK/time.txt"
   rss=$(sed -n 's/^rss //p' "$WORK/time.txt")
-  echo "$(awk '{for (i = 1; i < NF; i += 2) v[$i] = $(i + 1)} END {print v["first"], v["later"], v["probes"], v["parsed"] ? v["parsed"] : "-"}' <<<"$out") $rss"
-}
-
-fmt() { awk -v x="$1" 'BEGIN { if (x == "-") print "-"; else if (x >= 1e6) printf "%.2f M", x / 1e6; else printf "%.0f k", x / 1e3 }'; }
-
-rows=""
-for lang in C C++ Python; do
-  read -r cf cl cp cparsed crss <<<"$(measure $lang "$WORK/cold.txt")"
-  read -r wf wl wp wparsed wrss <<<"$(measure $lang "$WORK/warm.txt")"
-  rows+="| $lang | $(fmt "$cf") | $(fmt "$cl") | $(fmt "$wf") | $(fmt "$wl") | $(fmt "$cp") | $(fmt "$wp") | $((crss / 1024)) / $((wrss / 1024)) MiB |"$'\n'
-  [ "$cparsed" != "-" ] && parsed="C++ with positions parsed once: $(fmt "$cparsed") values/s cold (later passes), $(fmt "$wparsed") warm."
+  mem+="| up to $seeds | $((rss / 1024)) MiB | $(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }') MiB | $(awk -v r="$rss" -v b="$bytes" 'BEGIN { printf "%.1f", r / 1024 - b / 1048576 }') MiB |"$'\n'
 done
 
-cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
+cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
 {
-  echo "# Probe speed from C, C++ and Python"
+  echo "# Random probes: values and full probes through the C API"
   echo
-  echo "Made by \`bash scripts/bench_probe.sh\` (SEEDS=$SEEDS COUNT=$COUNT PASSES=$PASSES) on $(date -u +%Y-%m-%d),"
-  echo "$cpu, $(nproc) cores shared with other jobs; one thread. The programs link the installable"
-  echo "libraries as an engine does: C \`bench/probe_bench_c.c\` (libmancala_probe, \`mtb_value\`/\`mtb_probe\`),"
-  echo "C++ \`bench/probe_bench.cpp\` (libmancala_tb, \`Tablebase::value\`/\`probe\`), Python the \`mancala_tb\`"
-  echo "module (\`tb.value\`/\`tb.probe\`). Every value is probed from its text, as the C API and Python"
-  echo "take it (parsing included)."
+  echo "Made by \`bash scripts/bench_probe.sh\` (SEEDS=\"$SEEDS\" COUNT=$COUNT) on $(date -u +%Y-%m-%d),"
+  echo "$cpu, $(nproc) cores shared with other jobs (other sessions were building and testing"
+  echo "at the same time: differences under about 30 % are noise). Table format version 4"
+  echo "(docs/format.md): values in units of 256 positions coded by a per-file Huffman code,"
+  echo "decoded in place from the memory-mapped files. The program \`bench/probe_rate_c.c\`"
+  echo "links libmancala_probe as an engine does and runs every figure of a row in one"
+  echo "process: COUNT positions drawn uniformly from every table (the tables in the OS page"
+  echo "cache, as after a first pass), each thread going once through all of them on one"
+  echo "shared handle."
   echo
-  echo "Tables: oware up to $SEEDS seeds. $cache."
+  echo "- **array**: random one-byte reads from an in-memory array of one byte a position of"
+  echo "  the tables (the same size as the values uncompressed), the same number of reads;"
+  echo "- **values, numbers**: \`mtb_value_pits\` (the position as numbers, as an engine holds it);"
+  echo "- **values, text**: \`mtb_value\` (the position as text: parsing included);"
+  echo "- **full probes**: \`mtb_probe\` (the value and every move's value, as text)."
   echo
-  echo "- **cold**: $COUNT positions drawn uniformly from every table: nearly every value reads a"
-  echo "  block from its file (the OS file cache is warm) and decompresses it. First pass: the folder"
-  echo "  freshly opened; later passes: the same positions again (still mostly misses: the cache"
-  echo "  holds only the last few blocks of each file)."
-  echo "- **warm**: $COUNT positions from the first four blocks of the largest table: after the first"
-  echo "  pass every value is a cache hit."
+  echo "Calls per second, all threads together, and the fraction of the array's rate:"
   echo
-  echo "Values per second (value only), and full probes per second (the value and every move's value:"
-  echo "one value per legal move):"
-  echo
-  echo "| language | cold, first pass | cold, later | warm, first pass | warm, later (hits) | probes cold | probes warm | peak RSS cold / warm |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| Oware | threads | array | values, numbers | values, text | full probes |"
+  echo "|---|---|---|---|---|---|"
   printf '%s' "$rows"
   echo
-  echo "$parsed"
+  echo "Targets (issue 31): values from numbers at least 1/10 of the array's rate, from text and"
+  echo "full probes at least 1/40. With 8 threads on 2 cores, the threads share the cores."
   echo
-  echo "The block cache holds at most 8 decompressed blocks per open table file (the bound above);"
-  echo "the peak resident size includes the program, the libraries and, for Python, the interpreter."
-  echo "A full probe of a warm position is no faster than a cold one: its moves lead to positions"
-  echo "of other classes and blocks (captures, sowing), which miss. The machine's two cores are"
-  echo "shared with other jobs: differences under about 30% between rows are noise."
+  echo "Bytes a position on disk (values; \`mancala-tb info\`):"
+  echo
+  echo "| Oware | positions | bytes | bytes/position |"
+  echo "|---|---|---|---|"
+  printf '%s' "$sizes"
+  echo
+  echo "Peak memory of the 8-thread run without the array (GNU time's peak resident size, which"
+  echo "counts the pages of the mapped tables it touched) beside the tables' size on disk:"
+  echo
+  echo "| Oware | peak RSS | tables (mapped) | above the tables |"
+  echo "|---|---|---|---|"
+  printf '%s' "$mem"
 } > results/probe.md
 cat results/probe.md

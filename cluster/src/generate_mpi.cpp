@@ -15,6 +15,7 @@
 
 #include "mancala/cluster.h"
 #include "mancala/reachable.h"
+#include "mancala/table_writer.h"
 
 namespace mancala::cluster {
 

@@ -36,6 +36,7 @@
 #include <variant>
 #include <vector>
 
+#include "mancala/table_writer.h"
 #include "mancala/cluster.h"
 #include "mancala/notation.h"
 #include "mancala/version.h"
@@ -102,7 +103,7 @@ std::variant<Command, int> parse(int argc, char** argv) {
       ->type_name("T")
       ->default_val(0)
       ->check(CLI::Range(0, 1024));
-  gen->add_option("--level", c.opt.zstd_level, "zstd level of the files, 1..19")->type_name("L")->default_val(9)
+  gen->add_option("--level", c.opt.zstd_level, "zstd level of the position lists of reachable-set tables, 1..19")->type_name("L")->default_val(9)
       ->check(CLI::Range(1, 19));
   gen->add_option("--memory-mb", memory_mb,
                   "memory per rank for the class being solved and the solved classes,\n"

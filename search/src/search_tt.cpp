@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "mancala/format.h"
+#include "mancala/table_writer.h"
 #include "search_tt.h"
 
 namespace mancala::search_detail {

@@ -1,6 +1,6 @@
 // The search's one way to the tables (internal to search/src): every exact leaf of
 // every engine is read here, through the probe library's reader (Tablebase::table,
-// TableFile::read_block). A class's blocks are decompressed on first use (a search
+// TableFile::read_block). A class's blocks are decoded on first use (a search
 // touches few positions of the large classes) into one array of the whole class
 // (huge pages asked for: table reads are random).
 #pragma once
@@ -28,8 +28,8 @@ namespace mancala::search_detail {
 // A class of the tables.
 struct TableSlot {
   std::once_flag once;
-  std::shared_ptr<TableFile> file;
-  std::shared_ptr<const ClassIndex> index;  // with the table's position list, if any
+  const TableFile* file = nullptr;        // kept open by the Tablebase handle
+  const ClassIndex* index = nullptr;      // with the table's position list, if any
   std::optional<SearchError> error;
   std::uint64_t block_positions = 1;
   int width = 1;
@@ -132,13 +132,8 @@ class TableLeaves {
         slot.error = t.error();
         return;
       }
-      auto idx = (*t)->index(*variant_);
-      if (!idx) {
-        slot.error = idx.error();
-        return;
-      }
       slot.file = *t;
-      slot.index = *idx;
+      slot.index = (*t)->ready_index();
       const TableHeader& h = (*t)->header();
       slot.block_positions = h.block_positions;
       slot.width = static_cast<int>(h.value_width);

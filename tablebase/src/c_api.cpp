@@ -13,8 +13,16 @@
 #include "mancala/turn.h"
 #include "mancala/version.h"
 
+#include <array>
+#include <atomic>
+#include <mutex>
+
 struct mtb_tables {
   std::shared_ptr<mancala::Tablebase> tb;
+  // Variants named by mtb_variant: appended under mu, read without a lock below count.
+  std::mutex mu;
+  std::array<mancala::VariantPtr, MTB_MAX_VARIANTS> variants;
+  std::atomic<int> count{0};
 };
 
 namespace {
@@ -124,7 +132,8 @@ mtb_error mtb_open(const char* dir, mtb_tables** out) {
     *out = nullptr;
     auto tb = mancala::Tablebase::open(dir);
     if (!tb) return from_table_error(tb.error());
-    *out = new mtb_tables{*tb};
+    *out = new mtb_tables;
+    (*out)->tb = *tb;
     return MTB_OK;
   });
 }
@@ -204,6 +213,26 @@ mtb_error mtb_moves(const char* position, mtb_turn* turns, int capacity, int* co
   });
 }
 
+mtb_error mtb_variant(mtb_tables* tb, const char* name, int* variant, int* pits) {
+  return guarded([&] {
+    if (!tb || !name || !variant) return fail(MTB_ERR_ARGUMENT, "mtb_variant: NULL argument");
+    auto v = mancala::make_variant(name);
+    if (!v) return fail(MTB_ERR_ARGUMENT, v.error().message);
+    std::lock_guard lock(tb->mu);
+    const int n = tb->count.load(std::memory_order_relaxed);
+    int id = 0;
+    while (id < n && tb->variants[static_cast<std::size_t>(id)]->name() != (*v)->name()) ++id;
+    if (id == n) {
+      if (n == MTB_MAX_VARIANTS) return fail(MTB_ERR_ARGUMENT, "mtb_variant: more than MTB_MAX_VARIANTS variants");
+      tb->variants[static_cast<std::size_t>(n)] = *v;
+      tb->count.store(n + 1, std::memory_order_release);
+    }
+    *variant = id;
+    if (pits) *pits = tb->variants[static_cast<std::size_t>(id)]->pits();
+    return MTB_OK;
+  });
+}
+
 mtb_error mtb_play(const char* position, const char* move, mtb_turn* out) {
   return guarded([&] {
     if (!position || !move || !out) return fail(MTB_ERR_ARGUMENT, "mtb_play: NULL argument");
@@ -216,6 +245,43 @@ mtb_error mtb_play(const char* position, const char* move, mtb_turn* out) {
       if (v.move_name(c.move) == move) return fill_turn(*pp, c, *out);
     if (kids.empty()) return fail(MTB_ERR_MOVE, std::string("mtb_play: the game is over in ") + position);
     return fail(MTB_ERR_MOVE, std::string("mtb_play: '") + move + "' is not a legal move of " + position);
+  });
+}
+
+mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int* marks, int side, int* value, int* plies) {
+  return guarded([&] {
+    if (!tb || !pits || !value) return fail(MTB_ERR_ARGUMENT, "mtb_value_pits: NULL argument");
+    if (variant < 0 || variant >= tb->count.load(std::memory_order_acquire))
+      return fail(MTB_ERR_ARGUMENT, "mtb_value_pits: not a variant of mtb_variant");
+    if (side != 0 && side != 1) return fail(MTB_ERR_ARGUMENT, "mtb_value_pits: side must be 0 (South) or 1 (North)");
+    const mancala::Variant& v = *tb->variants[static_cast<std::size_t>(variant)];
+    mancala::Position p;
+    const int n = v.pits();
+    for (int i = 0; i < n; ++i) {
+      if (pits[i] < 0 || pits[i] > 255) return fail(MTB_ERR_POSITION, "mtb_value_pits: pit " + std::to_string(i) + " holds " + std::to_string(pits[i]) + " seeds");
+      p.pits[static_cast<std::size_t>(i)] = static_cast<mancala::Seeds>(pits[i]);
+      if (marks) {
+        if (marks[i] < 0 || marks[i] > 3) return fail(MTB_ERR_POSITION, "mtb_value_pits: pit " + std::to_string(i) + " has mark " + std::to_string(marks[i]));
+        p.marks[static_cast<std::size_t>(i)] = static_cast<mancala::Mark>(marks[i]);
+      }
+    }
+    if (marks)
+      if (std::string err = v.check(p); !err.empty()) return fail(MTB_ERR_POSITION, "mtb_value_pits: " + err);
+    if (side == 1) p = v.rotate(p);
+    auto r = tb->tb->value(v, p);
+    if (!r) {
+      // Not indexed itself (a first move, Oware's start), or seeds the variant cannot hold.
+      if (r.error().code != mancala::TableError::BadPosition && r.error().code != mancala::TableError::NotFound)
+        return from_table_error(r.error());
+      if (std::string err = v.check(p); !err.empty()) return fail(MTB_ERR_POSITION, "mtb_value_pits: " + err);
+      if (r.error().code == mancala::TableError::NotFound) return from_table_error(r.error());
+      auto pr = tb->tb->probe(v, p);
+      if (!pr) return from_table_error(pr.error());
+      r = pr->value;
+    }
+    *value = c_value(v.kind(), *r);
+    if (plies) *plies = c_plies(v.kind(), *r);
+    return MTB_OK;
   });
 }
 

@@ -1,7 +1,9 @@
 #include "mancala/format.h"
 
+#include "mancala/distance_tables.h"
+
 #include <fcntl.h>
-#include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
@@ -12,12 +14,9 @@
 #include <cstring>
 #include <limits>
 #include <algorithm>
-#include <atomic>
-#include <map>
+#include <bit>
+#include <cstdlib>
 #include <memory>
-#include <thread>
-
-#include "mancala/version.h"
 
 namespace mancala {
 
@@ -35,7 +34,7 @@ std::string table_file_name(const std::string& variant, const ClassKey& key, Tab
     if (c == ':') c = '_';
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key.state));
-  return v + "." + std::to_string(key.seeds) + "." + hex + (content == TableContent::Distances ? ".mtz" : ".mtb");
+  return v + "." + std::to_string(key.seeds) + "." + hex + (content == TableContent::Values ? ".mtb" : ".mtz");
 }
 
 std::string check_class_key(const Variant& v, const ClassKey& key) {
@@ -79,11 +78,9 @@ bool parse_hex16(std::string_view s, std::uint64_t& out) {
 
 Result<TableName> parse_table_file_name(const std::string& name) {
   auto bad = [&](const std::string& why) { return fail_with(Error::InvalidArgument, name + ": " + why); };
-  constexpr std::string_view ext = ".mtb";
-  const bool distances = name.ends_with(".mtz");
-  if (name.size() <= ext.size() || (!distances && !name.ends_with(ext)))
-    return bad("not a table file name (VARIANT.SEEDS.STATE.mtb)");
-  const TableContent content = distances ? TableContent::Distances : TableContent::Values;
+  const std::string_view ext = name.ends_with(".mtz") ? ".mtz" : ".mtb";
+  const TableContent content = ext == ".mtz" ? TableContent::Distances : TableContent::Values;
+  if (name.size() <= ext.size() || !name.ends_with(ext)) return bad("not a table file name (VARIANT.SEEDS.STATE.mtb)");
   const std::string_view stem = std::string_view(name).substr(0, name.size() - ext.size());
   const auto d2 = stem.rfind('.');
   const auto d1 = d2 == std::string_view::npos || d2 == 0 ? std::string_view::npos : stem.rfind('.', d2 - 1);
@@ -100,25 +97,11 @@ Result<TableName> parse_table_file_name(const std::string& name) {
   const ClassKey key{state, static_cast<int>(seeds)};
   if (table_file_name((*v)->name(), key, content) != name) return bad("not the canonical name of variant " + (*v)->name());
   if (const std::string why = check_class_key(**v, key); !why.empty()) return bad("names " + why);
-  if (distances && !has_distance_tables(**v)) return bad("distances of a variant that has none");
+  if (content == TableContent::Distances && !has_distance_tables(**v)) return bad("distances of a variant that has none");
   return TableName{*v, key, content};
 }
 
 // ---- Position lists --------------------------------------------------------
-
-std::string encode_position_list(const std::vector<Index>& ranks) {
-  std::string raw;
-  Index prev = 0;
-  for (const Index r : ranks) {
-    Index d = r - prev;
-    prev = r;
-    do {
-      raw += static_cast<char>((d & 0x7F) | (d > 0x7F ? 0x80 : 0));
-      d >>= 7;
-    } while (d);
-  }
-  return raw;
-}
 
 namespace {
 
@@ -185,7 +168,7 @@ Result<std::vector<Index>> decode_position_list(const unsigned char* data, std::
   return std::move(dec.ranks());
 }
 
-// ---- Writing ----------------------------------------------------------------
+// ---- Little-endian fields ----------------------------------------------------
 
 void put16(std::string& s, std::uint16_t v) {
   for (int i = 0; i < 2; ++i) s += static_cast<char>((v >> (8 * i)) & 0xFF);
@@ -205,222 +188,12 @@ std::uint64_t get64(const unsigned char* p) {
   return static_cast<std::uint64_t>(get32(p)) | static_cast<std::uint64_t>(get32(p + 4)) << 32;
 }
 
-namespace {
-
-TableError io_error(const fs::path& p, const std::string& what, int err = errno) {
-  return TableError{TableError::Io, p.string() + ": " + what + ": " + std::strerror(err)};
-}
-
-// The header bytes [0, H) of the layout in format.h.
-std::string encode_header(const TableHeader& h) {
-  std::string s(kMagic, 8);
-  put32(s, kFormatVersion);
-  const std::uint64_t n = h.blocks();
-  put32(s, static_cast<std::uint32_t>(kFixedHeaderBytes + h.variant.size() + h.generator.size() + 12 * n + 8));
-  put32(s, h.kind);
-  put32(s, h.pits);
-  put64(s, h.state);
-  put32(s, h.seeds);
-  put32(s, h.index_version);
-  put32(s, static_cast<std::uint32_t>(h.filter_from));
-  put32(s, static_cast<std::uint32_t>(h.filter_to));
-  put64(s, h.positions);
-  put32(s, h.value_width);
-  put32(s, h.block_positions);
-  put32(s, static_cast<std::uint32_t>(n));
-  put32(s, h.subset_crc);
-  put64(s, h.subset_size);
-  put64(s, h.subset_bytes);
-  put16(s, static_cast<std::uint16_t>(h.variant.size()));
-  put16(s, static_cast<std::uint16_t>(h.generator.size()));
-  put32(s, static_cast<std::uint32_t>(h.content));
-  s += h.variant;
-  s += h.generator;
-  for (const std::uint64_t o : h.block_offsets) put64(s, o);
-  for (const std::uint32_t c : h.block_crc) put32(s, c);
-  return s;
-}
-
-// Writes all of `s` to fd.
-bool write_all(int fd, const std::string& s) {
-  std::size_t off = 0;
-  while (off < s.size()) {
-    const ssize_t w = ::write(fd, s.data() + off, s.size() - off);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) {
-      if (w == 0) errno = EIO;
-      return false;
-    }
-    off += static_cast<std::size_t>(w);
-  }
-  return true;
-}
-
-}  // namespace
-
-std::expected<void, TableError> write_table(const fs::path& path, const Variant& v, const ClassKey& key,
-                                            const std::vector<std::uint8_t>& value_bytes, int value_width,
-                                            int zstd_level, const std::vector<Index>* subset, int threads,
-                                            TableContent content) {
-  TableHeader h;
-  h.content = content;
-  h.variant = v.name();
-  h.kind = static_cast<std::uint32_t>(v.kind());
-  h.pits = static_cast<std::uint32_t>(v.pits());
-  h.state = key.state;
-  h.seeds = static_cast<std::uint32_t>(key.seeds);
-  const IndexFilter f = v.index_filter(key);
-  h.filter_from = f.zero_from;
-  h.filter_to = f.zero_to;
-  h.value_width = static_cast<std::uint32_t>(value_width);
-  h.positions = value_bytes.size() / static_cast<std::size_t>(value_width);
-  h.generator = "mancala-tb " MANCALA_VERSION_STRING;
-  if (h.variant.empty() || h.variant.size() > kMaxNameBytes)
-    return std::unexpected(TableError{TableError::Internal, "variant name '" + h.variant + "' does not fit a table header"});
-
-  // The blocks are compressed and written one at a time (the compressed table is
-  // never whole in memory: generate writes its largest class while that class's
-  // values and the lower classes are in memory), after room for the header, whose
-  // size the block count fixes; the header, with the offsets and CRCs, goes last.
-  const std::size_t block_bytes = static_cast<std::size_t>(h.block_positions) * static_cast<std::size_t>(value_width);
-  const std::size_t blocks = (value_bytes.size() + block_bytes - 1) / block_bytes;
-  h.block_offsets.assign(blocks + 1, 0);
-  h.block_crc.assign(blocks, 0);
-  const std::size_t head_bytes = encode_header(h).size() + 4;  // + its CRC
-  // One compression context per thread; the blocks are compressed a window at a time
-  // (kWindow per thread, each thread taking the next block of the window), then
-  // written in order: the same bytes as one thread, the compressed window only in
-  // memory (2 threads: 16 blocks, 2 MiB).
-  const std::size_t T = static_cast<std::size_t>(std::max(threads, 1));
-  constexpr std::size_t kWindow = 8;
-  struct FreeCCtx {
-    void operator()(ZSTD_CCtx* c) const { ZSTD_freeCCtx(c); }
-  };
-  std::vector<std::unique_ptr<ZSTD_CCtx, FreeCCtx>> cctxs(T);
-  for (auto& c : cctxs) {
-    c.reset(ZSTD_createCCtx());
-    if (!c) return std::unexpected(TableError{TableError::OutOfMemory, "zstd: out of memory"});
-    ZSTD_CCtx_setParameter(c.get(), ZSTD_c_compressionLevel, zstd_level);
-    ZSTD_CCtx_setParameter(c.get(), ZSTD_c_checksumFlag, 1);
-  }
-  ZSTD_CCtx* cctx = cctxs[0].get();
-  const std::size_t window = T == 1 ? 1 : kWindow * T;
-  std::vector<std::vector<char>> buf(std::min(window, std::max<std::size_t>(blocks, 1)),
-                                     std::vector<char>(ZSTD_compressBound(block_bytes)));
-  std::vector<std::size_t> got(buf.size());
-
-  return replace_file(path, [&](int fd, const FileSink& write) -> std::expected<void, TableError> {
-    auto zstd_fail = [](std::size_t code) -> std::expected<void, TableError> {
-      return std::unexpected(TableError{TableError::Internal, std::string("zstd: ") + ZSTD_getErrorName(code)});
-    };
-    if (auto w = write(std::string(head_bytes, '\0')); !w) return w;
-    std::uint64_t written = 0;
-    for (std::size_t w0 = 0; w0 < blocks; w0 += window) {
-      const std::size_t w1 = std::min(blocks, w0 + window);
-      std::atomic<std::size_t> next{w0};
-      auto compress = [&](ZSTD_CCtx* c) {
-        for (std::size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < w1;) {
-          const std::size_t at = k * block_bytes, len = std::min(block_bytes, value_bytes.size() - at);
-          std::vector<char>& out = buf[k - w0];
-          got[k - w0] = ZSTD_compress2(c, out.data(), out.size(), value_bytes.data() + at, len);
-          if (!ZSTD_isError(got[k - w0])) h.block_crc[k] = crc32(out.data(), got[k - w0]);
-        }
-      };
-      {
-        std::vector<std::jthread> helpers;
-        for (std::size_t t = 1; t < std::min(T, w1 - w0); ++t) helpers.emplace_back(compress, cctxs[t].get());
-        compress(cctx);
-      }  // joined
-      for (std::size_t k = w0; k < w1; ++k) {
-        if (ZSTD_isError(got[k - w0])) return zstd_fail(got[k - w0]);
-        if (auto w = write(std::string(buf[k - w0].data(), got[k - w0])); !w) return w;
-        written += got[k - w0];
-        h.block_offsets[k + 1] = written;
-      }
-    }
-    if (subset) {
-      const std::string raw = encode_position_list(*subset);
-      std::vector<char> out(ZSTD_compressBound(raw.size()));
-      const std::size_t got_list = ZSTD_compress2(cctx, out.data(), out.size(), raw.data(), raw.size());
-      if (ZSTD_isError(got_list)) return zstd_fail(got_list);
-      h.subset_size = subset->size();
-      h.subset_bytes = got_list;
-      h.subset_crc = crc32(out.data(), got_list);
-      if (auto w = write(std::string(out.data(), got_list)); !w) return w;
-    }
-    cctxs.clear();
-    cctx = nullptr;
-    std::string head = encode_header(h);
-    put32(head, crc32(head.data(), head.size()));
-    if (head.size() != head_bytes) return std::unexpected(TableError{TableError::Internal, "table header size changed while writing"});
-    if (::lseek(fd, 0, SEEK_SET) != 0) return std::unexpected(io_error(path, "cannot seek back to the header while writing"));
-    return write(head);
-  });
-}
-
-std::expected<void, Error> replace_file(const fs::path& path,
-                                        const std::function<std::expected<void, Error>(int, const FileSink&)>& fill) {
-  // Atomic write: temporary, write, fsync, close, rename, fsync the folder; every
-  // result checked (a full disk may only show at fsync or close).
-  const fs::path tmp = path.string() + ".tmp." + std::to_string(getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return std::unexpected(io_error(tmp, "cannot create"));
-  const FileSink sink = [&](const std::string& bytes) -> std::expected<void, Error> {
-    if (!write_all(fd, bytes)) return std::unexpected(io_error(tmp, "cannot write"));
-    return {};
-  };
-  auto filled = fill(fd, sink);
-  if (filled && ::fsync(fd) != 0) filled = std::unexpected(io_error(tmp, "cannot write"));
-  if (!filled) {
-    ::close(fd);
-    ::unlink(tmp.c_str());
-    return filled;
-  }
-  if (::close(fd) != 0) {
-    auto err = io_error(tmp, "cannot close");
-    ::unlink(tmp.c_str());
-    return std::unexpected(err);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    auto err = io_error(path, "cannot rename into place");
-    ::unlink(tmp.c_str());
-    return std::unexpected(err);
-  }
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
-  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd < 0) return std::unexpected(io_error(dir, "cannot open the folder to sync it"));
-  if (::fsync(dfd) != 0) {
-    auto err = io_error(dir, "cannot sync the folder");
-    ::close(dfd);
-    return std::unexpected(err);
-  }
-  if (::close(dfd) != 0) return std::unexpected(io_error(dir, "cannot close the folder"));
-  return {};
-}
-
 // ---- Reading ----------------------------------------------------------------
 
 namespace {
 
-// Reads exactly n bytes at `offset` of `path` (false with errno on failure; a short
-// file gives EIO).
-bool read_at(const fs::path& path, std::uint64_t offset, void* out, std::size_t n) {
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return false;
-  std::size_t got = 0;
-  while (got < n) {
-    const ssize_t r = ::pread(fd, static_cast<char*>(out) + got, n - got, static_cast<off_t>(offset + got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      const int err = r == 0 ? EIO : errno;
-      ::close(fd);
-      errno = err;
-      return false;
-    }
-    got += static_cast<std::size_t>(r);
-  }
-  ::close(fd);  // read-only: nothing to lose
-  return true;
+TableError io_error(const fs::path& p, const std::string& what, int err = errno) {
+  return TableError{TableError::Io, p.string() + ": " + what + ": " + std::strerror(err)};
 }
 
 bool printable(const std::string& s) {
@@ -429,34 +202,92 @@ bool printable(const std::string& s) {
   return true;
 }
 
+FileIdentity identity_of(const struct stat& st) {
+  return FileIdentity{static_cast<std::uint64_t>(st.st_dev), static_cast<std::uint64_t>(st.st_ino),
+                      static_cast<std::uint64_t>(st.st_size),
+                      static_cast<std::int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
+}
+
+// The 8 bytes at p, most significant first.
+inline std::uint64_t load_be64(const unsigned char* p) {
+  std::uint64_t x;
+  std::memcpy(&x, p, 8);
+  return __builtin_bswap64(x);
+}
+
 }  // namespace
+
+Result<FileIdentity> file_identity(const fs::path& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    return std::unexpected(TableError{err == ENOENT ? TableError::NotFound : TableError::Io,
+                                      path.string() + ": cannot stat: " + std::strerror(err)});
+  }
+  if (!S_ISREG(st.st_mode)) return std::unexpected(TableError{TableError::Io, path.string() + ": not a regular file"});
+  return identity_of(st);
+}
+
+TableFile::~TableFile() {
+  if (map_) ::munmap(const_cast<unsigned char*>(map_), map_bytes_);
+}
+
+std::size_t TableFile::heap_bytes() const {
+  std::size_t n = sizeof *this + decode_.size() * 8 + header_.symbol_values.size() * 2 + 2 * header_.code_lengths.size() +
+                  (header_.blocks() + 63) / 64 * 8;
+  std::lock_guard lock(mu_);
+  if (index_ && index_->subset()) n += index_->subset()->size() * sizeof(Index);
+  return n;
+}
 
 std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::path& path) {
   auto corrupt = [&](const std::string& what) {
     return std::unexpected(TableError{TableError::Corrupt, path.string() + ": " + what});
   };
-  // O_NONBLOCK: a FIFO or device named like a table must not block the open (a FIFO
-  // waits for a writer); it is refused below as not a regular file.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  // Never block: a FIFO, a device or a folder is refused by its type before it is
+  // opened, and the open itself does not wait (O_NONBLOCK); the type is checked
+  // again on the descriptor (the name may have changed in between).
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) {
+    const int err = errno;
+    return std::unexpected(TableError{err == ENOENT ? TableError::NotFound : TableError::Io,
+                                      path.string() + ": cannot open: " + std::strerror(err)});
+  }
+  if (!S_ISREG(st.st_mode)) return std::unexpected(TableError{TableError::Io, path.string() + ": not a regular file"});
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) {
     const int err = errno;
     return std::unexpected(TableError{err == ENOENT ? TableError::NotFound : TableError::Io,
                                       path.string() + ": cannot open: " + std::strerror(err)});
   }
-  struct stat st {};
   const bool stat_ok = ::fstat(fd, &st) == 0;
   const int stat_err = errno;
-  ::close(fd);
-  if (!stat_ok) return std::unexpected(io_error(path, "cannot stat", stat_err));
-  if (!S_ISREG(st.st_mode)) return std::unexpected(TableError{TableError::Io, path.string() + ": not a regular file"});
+  if (!stat_ok || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    if (!stat_ok) return std::unexpected(io_error(path, "cannot stat", stat_err));
+    return std::unexpected(TableError{TableError::Io, path.string() + ": not a regular file"});
+  }
   const std::uint64_t size = static_cast<std::uint64_t>(st.st_size);
+  auto t = std::make_shared<TableFile>();
+  t->path_ = path;
+  t->identity_ = identity_of(st);
+  if (size >= 16) {
+    void* m = ::mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
+    if (m == MAP_FAILED) {
+      const int err = errno;
+      ::close(fd);
+      return std::unexpected(io_error(path, "cannot map", err));
+    }
+    t->map_ = static_cast<const unsigned char*>(m);
+    t->map_bytes_ = static_cast<std::size_t>(size);
+  }
+  ::close(fd);  // the mapping stays
+  const unsigned char* const f = t->map_;
 
   // Magic and version first: an old file gets a clear message whatever follows.
-  unsigned char fixed[kFixedHeaderBytes];
   if (size < 16) return corrupt("truncated (" + std::to_string(size) + " bytes, shorter than the 16-byte preamble)");
-  if (!read_at(path, 0, fixed, 16)) return std::unexpected(io_error(path, "cannot read"));
-  if (std::memcmp(fixed, kMagic, 8) != 0) return corrupt("not a mancala table (bad magic)");
-  const std::uint32_t version = get32(fixed + 8);
+  if (std::memcmp(f, kMagic, 8) != 0) return corrupt("not a mancala table (bad magic)");
+  const std::uint32_t version = get32(f + 8);
   if (version < kFormatVersion)
     return corrupt("made by an older format version " + std::to_string(version) + "; regenerate (this program reads version " +
                    std::to_string(kFormatVersion) + ")");
@@ -464,76 +295,150 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
     return corrupt("made by a newer format version " + std::to_string(version) + "; this program reads version " +
                    std::to_string(kFormatVersion));
   if (size < kFixedHeaderBytes + 4) return corrupt("truncated (" + std::to_string(size) + " bytes, shorter than a header)");
-  if (!read_at(path, 0, fixed, kFixedHeaderBytes)) return std::unexpected(io_error(path, "cannot read"));
 
   // Every field of the fixed part, checked before anything is allocated.
-  auto t = std::make_shared<TableFile>();
-  t->path_ = path;
   TableHeader& h = t->header_;
-  const std::uint64_t hlen = get32(fixed + 12);
-  h.kind = get32(fixed + 16);
-  h.pits = get32(fixed + 20);
-  h.state = get64(fixed + 24);
-  h.seeds = get32(fixed + 32);
-  h.index_version = get32(fixed + 36);
-  h.filter_from = static_cast<std::int32_t>(get32(fixed + 40));
-  h.filter_to = static_cast<std::int32_t>(get32(fixed + 44));
-  h.positions = get64(fixed + 48);
-  h.value_width = get32(fixed + 56);
-  h.block_positions = get32(fixed + 60);
-  const std::uint64_t n = get32(fixed + 64);
-  h.subset_crc = get32(fixed + 68);
-  h.subset_size = get64(fixed + 72);
-  h.subset_bytes = get64(fixed + 80);
-  const std::uint32_t vlen = get16(fixed + 88), glen = get16(fixed + 90);
-  const std::uint32_t content = get32(fixed + 92);
-  if (content > static_cast<std::uint32_t>(TableContent::Distances))
-    return corrupt("content " + std::to_string(content) + " (0 values, 1 distances)");
+  const std::uint64_t hlen = get32(f + 12);
+  h.kind = get32(f + 16);
+  h.pits = get32(f + 20);
+  h.state = get64(f + 24);
+  h.seeds = get32(f + 32);
+  h.index_version = get32(f + 36);
+  h.filter_from = static_cast<std::int32_t>(get32(f + 40));
+  h.filter_to = static_cast<std::int32_t>(get32(f + 44));
+  h.positions = get64(f + 48);
+  h.value_width = get32(f + 56);
+  h.unit_positions = get32(f + 60);
+  const std::uint32_t per_block = get32(f + 64);
+  h.subset_crc = get32(f + 68);
+  h.subset_size = get64(f + 72);
+  h.subset_bytes = get64(f + 80);
+  const std::uint32_t vlen = get16(f + 88), glen = get16(f + 90);
+  const std::uint32_t content = get32(f + 92);
+  h.block_count = get32(f + 96);
+  const std::uint64_t clen = get32(f + 100);
+  if (content > 1) return corrupt("content " + std::to_string(content) + " (0 values, 1 distances)");
   h.content = static_cast<TableContent>(content);
+  if (h.kind > 1) return corrupt("value kind " + std::to_string(h.kind));
   if (vlen == 0 || vlen > kMaxNameBytes || glen > kMaxNameBytes) return corrupt("implausible name lengths in the header");
-  if (h.value_width != 1 && h.value_width != 2) return corrupt("value width " + std::to_string(h.value_width) + " (1 or 2)");
-  if (h.block_positions == 0 || h.block_positions > kMaxBlockPositions)
-    return corrupt("block size of " + std::to_string(h.block_positions) + " positions");
+  const std::uint32_t want_width = h.content == TableContent::Distances || h.kind == 1 ? 2 : 1;
+  if (h.value_width != want_width)
+    return corrupt("value width " + std::to_string(h.value_width) + " (this kind and content have " + std::to_string(want_width) + ")");
+  auto pow2 = [](std::uint32_t x) { return x != 0 && (x & (x - 1)) == 0; };
+  if (!pow2(h.unit_positions) || h.unit_positions > kMaxUnitPositions || !pow2(per_block) ||
+      static_cast<std::uint64_t>(h.unit_positions) * per_block > kMaxBlockPositions)
+    return corrupt("units of " + std::to_string(h.unit_positions) + " positions, " + std::to_string(per_block) + " a block");
+  h.block_positions = h.unit_positions * per_block;
+  const std::uint64_t n = h.block_count;
   const std::uint64_t want_blocks = h.positions / h.block_positions + (h.positions % h.block_positions != 0);
   if (n != want_blocks)
     return corrupt(std::to_string(n) + " blocks for " + std::to_string(h.positions) + " positions of " +
                    std::to_string(h.block_positions) + " a block");
   if (h.subset_size != 0 && h.subset_size != h.positions) return corrupt("position-list length differs from the position count");
   if ((h.subset_size == 0) != (h.subset_bytes == 0)) return corrupt("position-list length and bytes disagree");
-  const std::uint64_t want_hlen = kFixedHeaderBytes + vlen + glen + 12 * n + 8;  // n < 2^32: no overflow
+  const std::uint64_t want_hlen = kFixedHeaderBytes + vlen + glen + clen;  // < 2^33: no overflow
   if (hlen != want_hlen) return corrupt("header length " + std::to_string(hlen) + ", the fields give " + std::to_string(want_hlen));
-  if (hlen + 4 > size) return corrupt("truncated: " + std::to_string(size) + " bytes, the header alone needs " + std::to_string(hlen + 4));
+  const std::uint64_t data_start = hlen + 12 * n + 12;  // D
+  if (data_start + 8 > size)
+    return corrupt("truncated: " + std::to_string(size) + " bytes, the header alone needs " + std::to_string(data_start + 8));
+  if (crc32(f, static_cast<std::size_t>(hlen)) != get32(f + hlen)) return corrupt("header checksum mismatch");
 
-  // The variable part (its size is now bounded by the file size) and the checksum.
-  std::vector<unsigned char> head(static_cast<std::size_t>(hlen) + 4);
-  if (!read_at(path, 0, head.data(), head.size())) return std::unexpected(io_error(path, "cannot read the header"));
-  if (crc32(head.data(), static_cast<std::size_t>(hlen)) != get32(head.data() + hlen)) return corrupt("header checksum mismatch");
-  const unsigned char* p = head.data() + kFixedHeaderBytes;
+  // The variable part (its size is now bounded by the file size).
+  const unsigned char* p = f + kFixedHeaderBytes;
   h.variant.assign(reinterpret_cast<const char*>(p), vlen);
   p += vlen;
   h.generator.assign(reinterpret_cast<const char*>(p), glen);
   p += glen;
   if (!printable(h.variant) || !printable(h.generator)) return corrupt("unprintable names in the header");
-  h.block_offsets.resize(static_cast<std::size_t>(n) + 1);
-  for (auto& o : h.block_offsets) {
-    o = get64(p);
-    p += 8;
+
+  // The code: k, L, M, the lengths (Kraft's equality), the values.
+  if (clen < 4) return corrupt("a code of " + std::to_string(clen) + " bytes");
+  h.tuple = p[0];
+  const std::uint32_t longest = p[1], m = get16(p + 2);
+  if (!pow2(h.tuple) || h.tuple > 8 || h.tuple > h.unit_positions) return corrupt("tuples of " + std::to_string(h.tuple) + " values");
+  if (m == 0 || longest > kMaxCodeBits || (longest == 0) != (m == 1)) return corrupt("a code of " + std::to_string(m) + " symbols up to " + std::to_string(longest) + " bits");
+  if (clen != 4 + 2 * static_cast<std::uint64_t>(m) + static_cast<std::uint64_t>(m) * h.tuple * h.value_width)
+    return corrupt("the code's length does not fit its symbols");
+  h.code_lengths.assign(p + 4, p + 4 + m);
+  std::uint64_t kraft = 0;
+  for (const std::uint8_t l : h.code_lengths) {
+    if (l > longest || (l == 0) != (m == 1)) return corrupt("a code length of " + std::to_string(l) + " bits");
+    if (m > 1) kraft += 1ull << (longest - l);
   }
-  h.block_crc.resize(static_cast<std::size_t>(n));
-  for (auto& c : h.block_crc) {
-    c = get32(p);
-    p += 4;
+  if (m > 1 && kraft != 1ull << longest) return corrupt("the code lengths are not a complete prefix code");
+  p += 4 + m;
+  h.symbol_runs.assign(p, p + m);
+  for (const std::uint8_t j : h.symbol_runs)
+    if (j > 12 || (std::uint64_t{h.tuple} << j) > h.unit_positions) return corrupt("a symbol of 2^" + std::to_string(j) + " tuples");
+  p += m;
+  h.symbol_values.resize(static_cast<std::size_t>(m) * h.tuple);
+  for (auto& x : h.symbol_values) {
+    x = h.value_width == 1 ? *p : get16(p);
+    p += h.value_width;
   }
-  if (h.block_offsets[0] != 0) return corrupt("the first block does not start at offset 0");
-  for (std::size_t b = 0; b < n; ++b)
-    if (h.block_offsets[b + 1] <= h.block_offsets[b]) return corrupt("block offsets not increasing at block " + std::to_string(b));
-  t->data_start_ = hlen + 4;
-  const std::uint64_t room = size - t->data_start_;
-  if (h.block_offsets.back() > room || h.subset_bytes > room - h.block_offsets.back())
-    return corrupt("truncated: " + std::to_string(size) + " bytes, the header needs more");
-  if (h.block_offsets.back() + h.subset_bytes != room)
+  // Every value in range for the class: a decoded value never needs a check.
+  for (const std::uint16_t x : h.symbol_values) {
+    if (h.content == TableContent::Distances) break;
+    if (h.kind == 0) {
+      const int margin = static_cast<std::int8_t>(x);
+      if (std::abs(margin) > static_cast<int>(std::min<std::uint32_t>(h.seeds, 127)))
+        return corrupt("a margin of " + std::to_string(margin) + " with " + std::to_string(h.seeds) + " seeds in play");
+    } else {
+      const Value v = static_cast<Value>(x);
+      if (v > kWinValue || v < -kWinValue) return corrupt("a win/loss value of " + std::to_string(v) + " (a depth below 0)");
+    }
+  }
+
+  // Offsets: the first 0, increasing, the last with the position list and the zeros
+  // ending the file exactly.
+  t->data_start_ = data_start;
+  t->offsets_at_ = hlen + 4;
+  const unsigned char* offs = f + hlen + 4;
+  if (get64(offs) != 0) return corrupt("the first block does not start at offset 0");
+  const std::uint64_t end = get64(offs + 8 * n), room = size - data_start - 8;
+  if (end > room || h.subset_bytes > room - end) return corrupt("truncated: " + std::to_string(size) + " bytes, the header needs more");
+  if (end + h.subset_bytes != room)
     return corrupt("trailing bytes: " + std::to_string(size) + " bytes, the header says " +
-                   std::to_string(t->data_start_ + h.block_offsets.back() + h.subset_bytes));
+                   std::to_string(data_start + end + h.subset_bytes + 8));
+  if (get64(f + size - 8) != 0) return corrupt("the file does not end with 8 zero bytes");
+  for (std::uint64_t b = 0; b < n; ++b)  // 8 bytes a block of B positions: a pass of ~0.2 % of the file
+    if (get64(offs + 8 * (b + 1)) < get64(offs + 8 * b)) return corrupt("block offsets decreasing at block " + std::to_string(b));
+
+  // The decode table: for each window of table_bits bits, the first code's symbol
+  // and length, and how many whole codes (and bits) the window holds.
+  t->unit_shift_ = static_cast<std::uint32_t>(std::countr_zero(h.unit_positions));
+  t->block_shift_ = static_cast<std::uint32_t>(std::countr_zero(h.block_positions));
+  t->tuple_shift_ = static_cast<std::uint32_t>(std::countr_zero(h.tuple));
+  if (m > 1) {
+    const std::uint32_t T = std::max<std::uint32_t>(longest, 11);
+    t->table_bits_ = T;
+    std::vector<std::uint64_t> first(std::size_t{1} << T);
+    std::vector<std::uint32_t> order(m);
+    for (std::uint32_t s = 0; s < m; ++s) order[s] = s;
+    std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return h.code_lengths[a] < h.code_lengths[b]; });
+    std::uint32_t code = 0, len = h.code_lengths[order[0]];
+    for (std::uint32_t i = 0; i < m; ++i) {
+      const std::uint32_t s = order[i], l = h.code_lengths[s];
+      if (i > 0) code = (code + 1) << (l - len);
+      len = l;
+      const std::uint64_t span = std::uint64_t{h.tuple} << h.symbol_runs[s];
+      const std::size_t lo = static_cast<std::size_t>(code) << (T - l), hi = static_cast<std::size_t>(code + 1) << (T - l);
+      for (std::size_t w = lo; w < hi; ++w) first[w] = s | std::uint64_t{l} << 16 | span << 21;
+    }
+    t->decode_.resize(first.size());
+    const std::size_t mask = first.size() - 1;
+    for (std::size_t w = 0; w < first.size(); ++w) {
+      std::uint64_t used = 0, covered = 0;
+      for (;;) {
+        const std::uint64_t e = first[(w << used) & mask], l = (e >> 16) & 31, span = (e >> 21) & 0xFFFF;
+        if (used + l > T || covered + span > 0xFFFF) break;
+        used += l;
+        covered += span;
+      }
+      t->decode_[w] = first[w] | used << 37 | covered << 42;
+    }
+  }
+  t->checked_.reset(new std::atomic<std::uint64_t>[(n + 63) / 64]());
   return t;
 }
 
@@ -541,11 +446,14 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
                                                                       const ClassKey& key, TableContent content) {
   auto t = open(path);
   if (!t) return t;
-  if ((*t)->header().content != content)
+  if ((*t)->header_.content != content)
     return std::unexpected(TableError{TableError::Mismatch, path.string() + ": holds " +
-                                                                ((*t)->header().content == TableContent::Distances ? "distances" : "values") +
-                                                                ", expected " + (content == TableContent::Distances ? "distances" : "values")});
+                                                                (content == TableContent::Values ? "distances, expected values"
+                                                                                                 : "values, expected distances")});
   if (auto ok = (*t)->check_against(v, key); !ok) return std::unexpected(ok.error());
+  auto idx = (*t)->index(v);
+  if (!idx) return std::unexpected(idx.error());
+  (*t)->ready_index_ = idx->get();
   return t;
 }
 
@@ -584,61 +492,134 @@ std::expected<void, TableError> TableFile::check_against(const Variant& v) const
   return check_against(v, ClassKey{h.state, static_cast<int>(h.seeds)});
 }
 
-std::expected<std::vector<std::uint8_t>, TableError> TableFile::block(std::size_t b) const {
+// Block b's offsets, checksum and unit starts, once: then a bit remembers it.
+std::expected<void, TableError> TableFile::check_block(std::size_t b) const {
   const TableHeader& h = header_;
   auto corrupt = [&](const std::string& what) {
     return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " " + what});
   };
-  const std::uint64_t off = data_start_ + h.block_offsets[b];
-  const std::uint64_t len = h.block_offsets[b + 1] - h.block_offsets[b];  // > 0, within the file (open)
-  std::vector<char> comp(static_cast<std::size_t>(len));
-  if (!read_at(path_, off, comp.data(), comp.size())) return std::unexpected(io_error(path_, "cannot read block " + std::to_string(b)));
-  if (crc32(comp.data(), comp.size()) != h.block_crc[b]) return corrupt("checksum mismatch");
-  const std::uint64_t first = static_cast<std::uint64_t>(b) * h.block_positions;
-  const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - first);
-  const std::uint64_t bytes = count * h.value_width;  // <= 2^25
-  if (ZSTD_getFrameContentSize(comp.data(), comp.size()) != bytes) return corrupt("does not hold its positions");
-  std::vector<std::uint8_t> out(static_cast<std::size_t>(bytes));
-  const std::size_t got = ZSTD_decompress(out.data(), out.size(), comp.data(), comp.size());
-  if (ZSTD_isError(got) || got != out.size()) return corrupt("does not decompress");
+  const unsigned char* offs = map_ + offsets_at_;
+  const std::uint64_t o0 = get64(offs + 8 * b), o1 = get64(offs + 8 * (b + 1));  // increasing (open)
+  const std::uint64_t crc_at = 8 * (h.blocks() + 1) + 4 * b;
+  if (crc32(map_ + data_start_ + o0, static_cast<std::size_t>(o1 - o0)) != get32(offs + crc_at)) return corrupt("checksum mismatch");
+  const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - static_cast<std::uint64_t>(b) * h.block_positions);
+  const std::uint64_t units = (count + h.unit_positions - 1) / h.unit_positions;
+  if (o1 - o0 < 2 * (units - 1)) return corrupt("is shorter than its unit starts");
+  const std::uint64_t data = o1 - o0 - 2 * (units - 1);
+  const unsigned char* starts = map_ + data_start_ + o0;
+  std::uint64_t prev = 0;
+  for (std::uint64_t u = 1; u < units; ++u) {
+    const std::uint64_t s = get16(starts + 2 * (u - 1));
+    if (s < prev || s > data) return corrupt("has unit starts out of order");
+    prev = s;
+  }
+  checked_[b / 64].fetch_or(1ull << (b % 64), std::memory_order_release);
+  return {};
+}
+
+std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
+  const TableHeader& h = header_;
+  if (i >= h.positions) return std::unexpected(TableError{TableError::BadPosition, "index out of range"});
+  const std::size_t b = static_cast<std::size_t>(i >> block_shift_);
+  if (!((checked_[b / 64].load(std::memory_order_acquire) >> (b % 64)) & 1))
+    if (auto ok = check_block(b); !ok) return std::unexpected(ok.error());
+  const std::uint32_t r = static_cast<std::uint32_t>(i & (h.block_positions - 1));
+  const std::uint32_t u = r >> unit_shift_, j = r & (h.unit_positions - 1);
+  if (decode_.empty()) return h.symbol_values[j & (h.tuple - 1)];  // one symbol: no bits
+  const unsigned char* offs = map_ + offsets_at_;
+  const std::uint64_t o0 = get64(offs + 8 * b), o1 = get64(offs + 8 * (b + 1));
+  const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - (static_cast<std::uint64_t>(b) << block_shift_));
+  const std::uint32_t units = static_cast<std::uint32_t>((count + h.unit_positions - 1) >> unit_shift_);
+  const unsigned char* blk = map_ + data_start_ + o0;
+  const unsigned char* data = blk + 2 * (units - 1);
+  const std::uint64_t start = u ? get16(blk + 2 * (u - 1)) : 0;
+  const std::uint64_t end = u + 1 < units ? get16(blk + 2 * u) : o1 - o0 - 2 * (units - 1);
+  std::uint64_t bit = start * 8;
+  const std::uint64_t end_bit = end * 8;
+  const std::uint32_t drop = 64 - table_bits_;
+  // Skip the symbols before position j: all the whole codes of a window at once while
+  // they end before j, then one code at a time up to the symbol that covers j.
+  for (std::uint32_t at = 0;;) {
+    const std::uint64_t e = decode_[(load_be64(data + (bit >> 3)) << (bit & 7)) >> drop];
+    const std::uint32_t window = static_cast<std::uint32_t>(e >> 42);
+    if (at + window <= j) {
+      at += window;
+      bit += (e >> 37) & 31;
+    } else {
+      const std::uint32_t span = static_cast<std::uint32_t>((e >> 21) & 0xFFFF);
+      bit += (e >> 16) & 31;
+      if (bit > end_bit) break;
+      if (at + span > j) return h.symbol_values[(e & 0xFFFF) * h.tuple + ((j - at) & (h.tuple - 1))];
+      at += span;
+    }
+    if (bit > end_bit) break;
+  }
+  return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " unit " +
+                                                             std::to_string(u) + " ends before its positions"});
+}
+
+std::expected<void, TableError> TableFile::decode_unit(std::size_t b, std::size_t u, std::uint16_t* out) const {
+  // Every position of the unit: entry() walks the unit again for each, so decode here
+  // tuple by tuple.
+  const TableHeader& h = header_;
+  const std::uint64_t first = (static_cast<std::uint64_t>(b) << block_shift_) + (static_cast<std::uint64_t>(u) << unit_shift_);
+  const std::uint64_t count = std::min<std::uint64_t>(h.unit_positions, h.positions - first);
+  if (decode_.empty()) {
+    for (std::uint64_t j = 0; j < count; ++j) out[j] = h.symbol_values[j & (h.tuple - 1)];
+    return {};
+  }
+  const unsigned char* offs = map_ + offsets_at_;
+  const std::uint64_t o0 = get64(offs + 8 * b), o1 = get64(offs + 8 * (b + 1));
+  const std::uint64_t bcount = std::min<std::uint64_t>(h.block_positions, h.positions - (static_cast<std::uint64_t>(b) << block_shift_));
+  const std::uint64_t units = (bcount + h.unit_positions - 1) >> unit_shift_;
+  const unsigned char* blk = map_ + data_start_ + o0;
+  const unsigned char* data = blk + 2 * (units - 1);
+  const std::uint64_t start = u ? get16(blk + 2 * (u - 1)) : 0;
+  const std::uint64_t end = u + 1 < units ? get16(blk + 2 * u) : o1 - o0 - 2 * (units - 1);
+  std::uint64_t bit = start * 8;
+  const std::uint32_t drop = 64 - table_bits_;
+  for (std::uint64_t j = 0; j < count;) {
+    const std::uint64_t e = decode_[(load_be64(data + (bit >> 3)) << (bit & 7)) >> drop];
+    bit += (e >> 16) & 31;
+    if (bit > end * 8)
+      return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " unit " +
+                                                                 std::to_string(u) + " ends before its positions"});
+    const std::uint16_t* vals = &h.symbol_values[(e & 0xFFFF) * h.tuple];
+    const std::uint64_t span = (e >> 21) & 0xFFFF;
+    for (std::uint64_t x = 0; x < span && j < count; ++x, ++j) out[j] = vals[x & (h.tuple - 1)];
+  }
+  return {};
+}
+
+std::expected<void, TableError> TableFile::read_block_into(std::size_t b, std::vector<std::uint8_t>& out) const {
+  const TableHeader& h = header_;
+  if (b >= h.blocks()) return std::unexpected(TableError{TableError::BadPosition, "block out of range"});
+  if (auto ok = check_block(b); !ok) return std::unexpected(ok.error());
+  std::vector<std::uint16_t> unit(h.unit_positions);
+  const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - (static_cast<std::uint64_t>(b) << block_shift_));
+  for (std::size_t u = 0; (static_cast<std::uint64_t>(u) << unit_shift_) < count; ++u) {
+    if (auto ok = decode_unit(b, u, unit.data()); !ok) return std::unexpected(ok.error());
+    const std::uint64_t n = std::min<std::uint64_t>(h.unit_positions, count - (static_cast<std::uint64_t>(u) << unit_shift_));
+    for (std::uint64_t j = 0; j < n; ++j) {
+      out.push_back(static_cast<std::uint8_t>(unit[j]));
+      if (h.value_width == 2) out.push_back(static_cast<std::uint8_t>(unit[j] >> 8));
+    }
+  }
+  return {};
+}
+
+std::expected<std::vector<std::uint8_t>, TableError> TableFile::read_block(std::size_t b) const {
+  std::vector<std::uint8_t> out;
+  if (auto ok = read_block_into(b, out); !ok) return std::unexpected(ok.error());
   return out;
 }
 
-std::expected<Value, TableError> TableFile::value(Index i) const {
-  const TableHeader& h = header_;
-  if (i >= h.positions) return std::unexpected(TableError{TableError::BadPosition, "index out of range"});
-  const std::size_t b = static_cast<std::size_t>(i / h.block_positions);
-  std::shared_ptr<const std::vector<std::uint8_t>> data;
-  {
-    std::lock_guard lock(mu_);
-    for (auto& [id, d] : cache_)
-      if (id == b) data = d;
-  }
-  if (!data) {
-    auto blk = block(b);
-    if (!blk) return std::unexpected(blk.error());
-    data = std::make_shared<const std::vector<std::uint8_t>>(std::move(*blk));
-    std::lock_guard lock(mu_);
-    if (cache_.size() >= 8) cache_.erase(cache_.begin());
-    cache_.emplace_back(b, data);
-  }
-  const std::size_t at = static_cast<std::size_t>(i % h.block_positions) * h.value_width;
-  if (h.value_width == 1) return static_cast<Value>(static_cast<std::int8_t>((*data)[at]));
-  return static_cast<Value>(static_cast<std::uint16_t>((*data)[at] | ((*data)[at + 1] << 8)));
-}
-
 std::expected<std::vector<std::uint8_t>, TableError> TableFile::read_all() const {
+  const TableHeader& h = header_;
   std::vector<std::uint8_t> all;
-  // Reserve what a plausible compression ratio allows; a file that claims more
-  // grows the vector only as far as its blocks really decompress.
-  std::error_code ec;
-  const std::uint64_t file_bytes = fs::file_size(path_, ec);
-  all.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(header_.positions * header_.value_width, ec ? 0 : 64 * file_bytes)));
-  for (std::size_t b = 0; b < header_.blocks(); ++b) {
-    auto blk = block(b);
-    if (!blk) return std::unexpected(blk.error());
-    all.insert(all.end(), blk->begin(), blk->end());
-  }
+  all.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(h.positions * h.value_width, 64 * static_cast<std::uint64_t>(map_bytes_))));
+  for (std::size_t b = 0; b < h.blocks(); ++b)
+    if (auto ok = read_block_into(b, all); !ok) return std::unexpected(ok.error());
   return all;
 }
 
@@ -648,16 +629,16 @@ std::expected<std::shared_ptr<const std::vector<Index>>, TableError> TableFile::
   auto bad = [&](const std::string& what) {
     return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": position list " + what});
   };
-  std::vector<char> comp(static_cast<std::size_t>(h.subset_bytes));  // within the file (open)
-  if (!read_at(path_, data_start_ + h.block_offsets.back(), comp.data(), comp.size()))
-    return std::unexpected(io_error(path_, "cannot read the position list"));
-  if (crc32(comp.data(), comp.size()) != h.subset_crc) return bad("checksum mismatch");
+  const unsigned char* offs = map_ + offsets_at_;
+  const unsigned char* comp = map_ + data_start_ + get64(offs + 8 * h.blocks());  // within the file (open)
+  const std::size_t comp_bytes = static_cast<std::size_t>(h.subset_bytes);
+  if (crc32(comp, comp_bytes) != h.subset_crc) return bad("checksum mismatch");
   // Streamed: memory grows with the positions really decoded, whatever the frame claims.
   ZSTD_DStream* ds = ZSTD_createDStream();
   if (!ds) return std::unexpected(TableError{TableError::OutOfMemory, "zstd: out of memory"});
   PositionListDecoder dec(h.subset_size, full_size);
   std::vector<unsigned char> chunk(1u << 16);
-  ZSTD_inBuffer in{comp.data(), comp.size(), 0};
+  ZSTD_inBuffer in{comp, comp_bytes, 0};
   std::string why;
   std::size_t ret = 1;
   while (why.empty()) {
@@ -695,53 +676,4 @@ std::expected<std::shared_ptr<const ClassIndex>, TableError> TableFile::index(co
   if (!index_) index_ = idx;
   return index_;
 }
-
-// ---- Folder lock --------------------------------------------------------------
-
-std::expected<FolderLock, TableError> FolderLock::acquire(const fs::path& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) return std::unexpected(TableError{TableError::Io, dir.string() + ": cannot create folder: " + ec.message()});
-  const fs::path path = dir / kLockFileName;
-  for (int attempt = 0; attempt < 100; ++attempt) {
-    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return std::unexpected(io_error(path, "cannot create the lock file"));
-    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
-      const int err = errno;
-      char pid[32] = {};
-      const ssize_t r = ::pread(fd, pid, sizeof pid - 1, 0);
-      ::close(fd);
-      if (err != EWOULDBLOCK) return std::unexpected(io_error(path, "cannot lock", err));
-      std::string owner = r > 0 ? std::string(pid, static_cast<std::size_t>(r)) : std::string();
-      while (!owner.empty() && (owner.back() == '\n' || owner.back() == ' ')) owner.pop_back();
-      return std::unexpected(TableError{TableError::Io, dir.string() + ": in use by another generate" +
-                                                            (owner.empty() ? std::string() : " (process " + owner + ")") +
-                                                            " (lock file " + path.string() + ")"});
-    }
-    // The previous owner may have removed the file between our open and flock:
-    // then we hold a lock on a file no one else sees; start again.
-    struct stat a {}, b {};
-    if (::fstat(fd, &a) != 0 || ::stat(path.c_str(), &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
-      ::close(fd);
-      continue;
-    }
-    const std::string pid = std::to_string(getpid()) + "\n";
-    if (::ftruncate(fd, 0) != 0 || !write_all(fd, pid)) {
-      auto err = io_error(path, "cannot write the lock file");
-      ::close(fd);
-      return std::unexpected(err);
-    }
-    return FolderLock(fd, path);
-  }
-  return std::unexpected(TableError{TableError::Io, path.string() + ": the lock file keeps changing"});
-}
-
-FolderLock::~FolderLock() {
-  if (fd_ < 0) return;
-  // Remove while still locked, so a waiting process that opened this file notices
-  // (its inode check fails) and takes a fresh one.
-  ::unlink(path_.c_str());
-  ::close(fd_);
-}
-
 }  // namespace mancala

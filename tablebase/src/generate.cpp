@@ -10,6 +10,7 @@
 #include "mancala/lower_store.h"
 #include "mancala/reachable.h"
 #include "mancala/solver_support.h"
+#include "mancala/table_writer.h"
 #include <system_error>
 
 namespace mancala {

@@ -1,5 +1,7 @@
 #include "mancala/probe.h"
 
+#include "mancala/distance_tables.h"
+
 #include <algorithm>
 #include <cstdio>
 
@@ -17,6 +19,67 @@ std::string value_text(GameKind kind, Value v) {
   return s;
 }
 
+// ---- The process-wide cache ----------------------------------------------------
+
+TableCache& TableCache::instance() {
+  static TableCache cache;
+  return cache;
+}
+
+std::size_t TableCache::capacity() const {
+  std::lock_guard lock(mu_);
+  return capacity_;
+}
+void TableCache::set_capacity(std::size_t bytes) {
+  std::lock_guard lock(mu_);
+  capacity_ = bytes;
+  trim();
+}
+std::size_t TableCache::bytes() const {
+  std::lock_guard lock(mu_);
+  return bytes_;
+}
+
+void TableCache::trim() {
+  while (bytes_ > capacity_ && !lru_.empty()) {
+    bytes_ -= lru_.back().bytes;
+    by_path_.erase(lru_.back().path);
+    lru_.pop_back();
+  }
+}
+
+std::expected<std::shared_ptr<TableFile>, TableError> TableCache::open(const fs::path& path, const Variant& v,
+                                                                       const ClassKey& key, TableContent content) {
+  const std::string name = path.string();
+  auto id = file_identity(path);  // no open: a FIFO or a folder is refused here
+  if (!id) return std::unexpected(id.error());
+  {
+    std::lock_guard lock(mu_);
+    if (auto it = by_path_.find(name); it != by_path_.end()) {
+      const auto& t = it->second->table;
+      if (t->identity() == *id && t->header().content == content && t->ready_index() && t->header().variant == v.name() &&
+          t->header().key() == key) {
+        lru_.splice(lru_.begin(), lru_, it->second);
+        return t;
+      }
+      bytes_ -= it->second->bytes;  // replaced on disk: open afresh
+      lru_.erase(it->second);
+      by_path_.erase(it);
+    }
+  }
+  auto t = TableFile::open(path, v, key, content);  // outside the lock: other tables go on
+  if (!t) return t;
+  std::lock_guard lock(mu_);
+  if (by_path_.count(name)) return t;  // opened by another thread meanwhile: keep ours too
+  lru_.push_front(Entry{name, *t, (*t)->heap_bytes()});
+  by_path_[name] = lru_.begin();
+  bytes_ += lru_.front().bytes;
+  trim();
+  return t;
+}
+
+// ---- A folder of tables ------------------------------------------------------------
+
 std::expected<std::shared_ptr<Tablebase>, TableError> Tablebase::open(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
@@ -25,7 +88,8 @@ std::expected<std::shared_ptr<Tablebase>, TableError> Tablebase::open(const fs::
   tb->dir_ = dir;
   fs::directory_iterator it(dir, ec);
   for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
-    if (it->path().extension() != ".mtb" && it->path().extension() != ".mtz") continue;
+    const auto ext = it->path().extension();
+    if (ext != ".mtb" && ext != ".mtz") continue;
     // Only names that can be a table of a known variant: anything else is listed
     // in ignored() (the file is never opened).
     auto name = parse_table_file_name(it->path().filename().string());
@@ -33,93 +97,133 @@ std::expected<std::shared_ptr<Tablebase>, TableError> Tablebase::open(const fs::
       tb->ignored_.push_back(name.error().message);
       continue;
     }
-    auto& files = name->content == TableContent::Distances ? tb->distance_files_ : tb->files_;
-    files[name->variant->name()][name->key] = it->path();
+    VariantTables& vt = tb->files_[name->variant->name()];
+    const int c = static_cast<int>(name->content);
+    vt.slots[c][name->key].path = it->path();
   }
   if (ec) return std::unexpected(TableError{TableError::Io, dir.string() + ": cannot list: " + ec.message()});
   std::sort(tb->ignored_.begin(), tb->ignored_.end());
+  for (auto& [name, vt] : tb->files_)
+    for (int c = 0; c < 2; ++c)
+      for (auto& [key, s] : vt.slots[c]) {
+        if (key.state != 0) continue;
+        auto& plain = vt.plain[c];
+        if (plain.size() <= static_cast<std::size_t>(key.seeds)) plain.resize(static_cast<std::size_t>(key.seeds) + 1, nullptr);
+        plain[static_cast<std::size_t>(key.seeds)] = &s;
+      }
   return tb;
+}
+
+void Tablebase::refresh() {
+  auto fresh = open(dir_);
+  if (!fresh) return;  // the folder is gone: keep what is open
+  std::lock_guard lock(mu_);
+  // Keep every open table whose file is unchanged; the others are retired (a reader
+  // on another thread may still hold their pointer) and opened again when needed.
+  for (auto& [name, vt] : (*fresh)->files_)
+    for (int c = 0; c < 2; ++c)
+      for (auto& [key, s] : vt.slots[c]) {
+        const auto old = files_.find(name);
+        if (old == files_.end()) continue;
+        const auto o = old->second.slots[c].find(key);
+        if (o == old->second.slots[c].end() || !o->second.owner) continue;
+        auto id = file_identity(s.path);
+        if (id && *id == o->second.owner->identity()) {
+          s.owner = o->second.owner;
+          s.ready.store(s.owner.get(), std::memory_order_release);
+        }
+      }
+  for (auto& [name, vt] : files_)
+    for (int c = 0; c < 2; ++c)
+      for (auto& [key, s] : vt.slots[c])
+        if (s.owner) retired_.push_back(s.owner);
+  files_ = std::move((*fresh)->files_);
+  ignored_ = std::move((*fresh)->ignored_);
 }
 
 std::vector<std::string> Tablebase::variants() const {
   std::vector<std::string> out;
-  for (const auto& [k, v] : files_) out.push_back(k);
+  for (const auto& [k, v] : files_)
+    if (!v.slots[0].empty()) out.push_back(k);
   return out;
 }
 
 std::vector<ClassKey> Tablebase::classes(const std::string& variant) const {
   std::vector<ClassKey> out;
   if (auto it = files_.find(variant); it != files_.end())
-    for (const auto& [k, p] : it->second) out.push_back(k);
+    for (const auto& [k, p] : it->second.slots[0]) out.push_back(k);
   return out;
 }
 
-bool Tablebase::covers(const Variant& v, const ClassKey& key) const {
+const Tablebase::Slot* Tablebase::slot(const Variant& v, const ClassKey& key, TableContent content) const {
   const auto it = files_.find(v.name());
-  return it != files_.end() && it->second.count(key) > 0;
+  if (it == files_.end()) return nullptr;
+  const int c = static_cast<int>(content);
+  if (key.state == 0) {
+    const auto& plain = it->second.plain[c];
+    return key.seeds >= 0 && static_cast<std::size_t>(key.seeds) < plain.size() ? plain[static_cast<std::size_t>(key.seeds)]
+                                                                                 : nullptr;
+  }
+  const auto jt = it->second.slots[c].find(key);
+  return jt == it->second.slots[c].end() ? nullptr : &jt->second;
 }
 
-bool Tablebase::covers_distances(const Variant& v, const ClassKey& key) const {
-  const auto it = distance_files_.find(v.name());
-  return it != distance_files_.end() && it->second.count(key) > 0;
+bool Tablebase::covers(const Variant& v, const ClassKey& key, TableContent content) const {
+  return slot(v, key, content) != nullptr;
 }
 
-std::expected<std::shared_ptr<TableFile>, TableError> Tablebase::table(const Variant& v, const ClassKey& key) const {
-  return open_file(v, key, TableContent::Values);
+std::expected<const TableFile*, TableError> Tablebase::open_slot(const Variant& v, const ClassKey& key,
+                                                                 TableContent content, const Slot& s) const {
+  std::lock_guard lock(mu_);
+  if (const TableFile* t = s.ready.load(std::memory_order_acquire)) return t;
+  auto t = TableCache::instance().open(s.path, v, key, content);
+  if (!t) return std::unexpected(t.error());
+  s.owner = *t;
+  s.ready.store(s.owner.get(), std::memory_order_release);
+  return s.owner.get();
 }
 
-std::expected<std::shared_ptr<TableFile>, TableError> Tablebase::distance_table(const Variant& v, const ClassKey& key) const {
-  return open_file(v, key, TableContent::Distances);
-}
-
-std::expected<std::shared_ptr<TableFile>, TableError> Tablebase::open_file(const Variant& v, const ClassKey& key,
-                                                                           TableContent content) const {
-  const bool distances = content == TableContent::Distances;
-  const auto& files = distances ? distance_files_ : files_;
-  const std::string what = distances ? "distance table" : "table";
-  const auto it = files.find(v.name());
-  if (it == files.end())
-    return std::unexpected(TableError{TableError::NotFound, dir_.string() + ": no " + what + "s for " + v.name()});
-  const auto jt = it->second.find(key);
-  if (jt == it->second.end())
+std::expected<const TableFile*, TableError> Tablebase::table(const Variant& v, const ClassKey& key,
+                                                             TableContent content) const {
+  const Slot* s = slot(v, key, content);
+  if (!s) {
+    const char* what = content == TableContent::Values ? "table" : "distance table";
+    if (!files_.count(v.name()))
+      return std::unexpected(TableError{TableError::NotFound, dir_.string() + ": no tables for " + v.name()});
     return std::unexpected(TableError{TableError::NotFound, dir_.string() + ": no " + what + " for " + v.name() + " class " +
                                                                 to_string(key, v.pits()) + " (generate with --max-seeds " +
                                                                 std::to_string(key.seeds) + " or more" +
-                                                                (distances ? " and --distances)" : ")")});
-  std::lock_guard lock(mu_);
-  auto& slot = open_[jt->second];
-  if (!slot) {
-    auto t = TableFile::open(jt->second, v, key, content);
-    if (!t) return std::unexpected(t.error());
-    slot = *t;
+                                                                (content == TableContent::Distances ? " and --distances)" : ")")});
   }
-  return slot;
+  if (const TableFile* t = s->ready.load(std::memory_order_acquire)) return t;
+  return open_slot(v, key, content, *s);
 }
 
 namespace {
 // The entry of `p` in `t`, a value or distance file of p's class.
-std::expected<Value, TableError> entry_of(const TableFile& t, const Variant& v, const Position& p) {
-  auto idx = t.index(v);
-  if (!idx) return std::unexpected(idx.error());
-  if (!(*idx)->allowed(p)) return std::unexpected(TableError{TableError::BadPosition, "position is not indexed by its class"});
-  return t.value((*idx)->rank(p));
+std::expected<Value, TableError> entry_of(const TableFile& t, const Position& p) {
+  const ClassIndex& idx = *t.ready_index();
+  if (!idx.allowed(p)) return std::unexpected(TableError{TableError::BadPosition, "position is not indexed by its class"});
+  return t.value(idx.rank(p));
 }
 }  // namespace
 
-std::expected<int, TableError> Tablebase::distance(const Variant& v, const Position& p) const {
-  const ClassKey key = v.class_of(p);
-  auto t = distance_table(v, key);
+std::expected<Value, TableError> Tablebase::value(const Variant& v, const Position& p, const ClassKey& key) const {
+  auto t = table(v, key);
   if (!t) return std::unexpected(t.error());
-  auto d = entry_of(**t, v, p);
-  if (!d) return std::unexpected(d.error());
-  return static_cast<int>(static_cast<std::uint16_t>(*d));
+  return entry_of(**t, p);
 }
 
 std::expected<Value, TableError> Tablebase::value(const Variant& v, const Position& p) const {
-  const ClassKey key = v.class_of(p);
-  auto t = table(v, key);
+  return value(v, p, v.class_of(p));
+}
+
+std::expected<int, TableError> Tablebase::distance(const Variant& v, const Position& p) const {
+  auto t = table(v, v.class_of(p), TableContent::Distances);
   if (!t) return std::unexpected(t.error());
-  return entry_of(**t, v, p);
+  auto d = entry_of(**t, p);
+  if (!d) return std::unexpected(d.error());
+  return static_cast<int>(static_cast<std::uint16_t>(*d));
 }
 
 std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const Position& p) const {
@@ -163,9 +267,7 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
   if (indexed) {
     auto t = table(v, v.class_of(p));
     if (!t) return std::unexpected(t.error());
-    auto idx = (*t)->index(v);
-    if (!idx) return std::unexpected(idx.error());
-    indexed = (*idx)->allowed(p);
+    indexed = (*t)->ready_index()->allowed(p);
   }
   if (indexed) {
     auto x = value(v, p);

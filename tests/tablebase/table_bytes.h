@@ -1,4 +1,4 @@
-// Edits the bytes of a table file (format version 3, format.h) and recomputes its
+// Edits the bytes of a table file (format version 4, format.h) and recomputes its
 // checksums, as a hostile writer would: the regression tests craft their files with
 // it, and the table fuzzer's mutator keeps mutated files past the checksums.
 #pragma once
@@ -14,8 +14,9 @@ namespace mancala::table_bytes {
 // Offsets of the fixed header fields (format.h).
 enum Field : std::size_t {
   kVersion = 8, kHeaderBytes = 12, kKind = 16, kPits = 20, kState = 24, kSeeds = 32, kIndexVersion = 36,
-  kFilterFrom = 40, kFilterTo = 44, kPositions = 48, kValueWidth = 56, kBlockPositions = 60, kBlocks = 64,
-  kListCrc = 68, kListSize = 72, kListBytes = 80, kVariantBytes = 88, kGeneratorBytes = 90, kContent = 92
+  kFilterFrom = 40, kFilterTo = 44, kPositions = 48, kValueWidth = 56, kUnitPositions = 60, kUnitsPerBlock = 64,
+  kListCrc = 68, kListSize = 72, kListBytes = 80, kVariantBytes = 88, kGeneratorBytes = 90, kContent = 92,
+  kBlocks = 96, kCodeBytes = 100
 };
 
 inline std::uint64_t get(const std::vector<std::uint8_t>& b, std::size_t at, int bytes) {
@@ -34,19 +35,21 @@ inline void put64(std::vector<std::uint8_t>& b, std::size_t at, std::uint64_t v)
 // Where the variable parts are, from the (possibly edited) fields.
 struct Layout {
   std::size_t header = 0;   // H
-  std::size_t offsets = 0;  // first block offset
+  std::size_t code = 0;     // the code
+  std::size_t offsets = 0;  // first block offset (H + 4)
   std::size_t crcs = 0;     // first block CRC
   std::uint64_t blocks = 0;
-  std::size_t data = 0;     // H + 4
+  std::size_t data = 0;     // D
 };
 inline bool layout(const std::vector<std::uint8_t>& b, Layout& l) {
   if (b.size() < kFixedHeaderBytes + 4) return false;
   l.header = get32(b, kHeaderBytes);
   l.blocks = get32(b, kBlocks);
-  l.offsets = kFixedHeaderBytes + get(b, kVariantBytes, 2) + get(b, kGeneratorBytes, 2);
+  l.code = kFixedHeaderBytes + get(b, kVariantBytes, 2) + get(b, kGeneratorBytes, 2);
+  l.offsets = l.header + 4;
   l.crcs = l.offsets + 8 * (l.blocks + 1);
-  l.data = l.header + 4;
-  return l.header >= kFixedHeaderBytes && l.data <= b.size() && l.crcs + 4 * l.blocks <= l.header;
+  l.data = l.crcs + 4 * l.blocks;
+  return l.header >= kFixedHeaderBytes && l.header + 4 <= b.size() && l.data <= b.size();
 }
 
 // Recomputes every checksum the fields let it find: each block's, the position

@@ -8,6 +8,9 @@
 #include <chrono>
 #include <functional>
 
+#include <sys/stat.h>
+
+#include "mancala/table_writer.h"
 #include "mancala/mancala_probe.h"
 #include "mancala/notation.h"
 #include "mancala/probe.h"
@@ -67,6 +70,7 @@ void replace_list(const fs::path& f, const std::string& raw) {
   const std::size_t got = ZSTD_compress(comp.data(), comp.size(), raw.data(), raw.size(), 3);
   ASSERT_FALSE(ZSTD_isError(got));
   b.insert(b.end(), comp.begin(), comp.begin() + static_cast<long>(got));
+  b.resize(b.size() + 8, 0);  // the zeros that end a table file
   tb::put64(b, tb::kListBytes, got);
   tb::fix_checksums(b);
   write_bytes(f, b);
@@ -138,7 +142,7 @@ TEST(Hostile, HeaderSeedCountsAreCheckedBeforeAnyIndex) {
   const ClassKey key{0, 6};
   const fs::path f = d.path / table_file_name("oware", key);
   const auto good = read_bytes(f);
-  for (std::uint32_t seeds : {0x80000000u, 0xFFFFFFFFu, 3000u, 49u, 5u}) {
+  for (std::uint32_t seeds : {0x80000000u, 0xFFFFFFFFu, 3000u, 49u, 7u}) {
     auto b = good;
     tb::put32(b, tb::kSeeds, seeds);
     ASSERT_TRUE(tb::fix_checksums(b));
@@ -167,7 +171,7 @@ TEST(Hostile, HeaderSeedCountsAreCheckedBeforeAnyIndex) {
 TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
   TempDir d;
   const VariantPtr v = variant("oware");
-  const ClassKey key{0, 9};  // 167,596 positions: 3 blocks
+  const ClassKey key{0, 9};  // 167,596 positions: 41 blocks
   std::vector<std::uint8_t> values(ClassIndex(*v, key).size());
   for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<std::uint8_t>(i % 5);
   const fs::path f = d.path / table_file_name(v->name(), key);
@@ -175,7 +179,7 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
   const auto good = read_bytes(f);
   tb::Layout l;
   ASSERT_TRUE(tb::layout(good, l));
-  ASSERT_EQ(l.blocks, 3u);
+  ASSERT_EQ(l.blocks, 41u);
   struct Edit {
     const char* what;
     std::function<void(std::vector<std::uint8_t>&)> apply;
@@ -186,10 +190,18 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
       {"positions 2^64-1 with matching blocks",
        [](auto& b) {
          tb::put64(b, tb::kPositions, ~0ull);
-         tb::put32(b, tb::kBlockPositions, kMaxBlockPositions);
+         tb::put32(b, tb::kUnitPositions, kMaxUnitPositions);
+         tb::put32(b, tb::kUnitsPerBlock, kMaxBlockPositions / kMaxUnitPositions);
        }},
-      {"block positions 0", [](auto& b) { tb::put32(b, tb::kBlockPositions, 0); }},
-      {"block positions 2^31", [](auto& b) { tb::put32(b, tb::kBlockPositions, 0x80000000u); }},
+      {"unit positions 0", [](auto& b) { tb::put32(b, tb::kUnitPositions, 0); }},
+      {"unit positions 2^31", [](auto& b) { tb::put32(b, tb::kUnitPositions, 0x80000000u); }},
+      {"unit positions not a power of two", [](auto& b) { tb::put32(b, tb::kUnitPositions, 100); }},
+      {"units a block 2^20", [](auto& b) { tb::put32(b, tb::kUnitsPerBlock, 1u << 20); }},
+      {"code bytes 2^32-1", [](auto& b) { tb::put32(b, tb::kCodeBytes, 0xFFFFFFFFu); }},
+      {"a code length longer than the longest", [&](auto& b) { b[l.code + 4] = 17; }},
+      {"code lengths not a complete code", [&](auto& b) { b[l.code + 4] = static_cast<std::uint8_t>(b[l.code + 4] + 1); }},
+      {"a margin beyond the seeds in play", [&](auto& b) { b[l.header - 1] = 100; }},
+      {"a margin of -128", [&](auto& b) { b[l.header - 1] = 0x80; }},
       {"header length 2^32-1", [](auto& b) { tb::put32(b, tb::kHeaderBytes, 0xFFFFFFFFu); }},
       {"variant name length 65535", [](auto& b) { tb::put(b, tb::kVariantBytes, 2, 0xFFFF); }},
       {"value width 7", [](auto& b) { tb::put32(b, tb::kValueWidth, 7); }},
@@ -204,8 +216,9 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
          tb::put64(b, l.offsets + 16, o1);
        }},
       {"first offset not 0", [&](auto& b) { tb::put64(b, l.offsets, 1); }},
-      {"last offset past the end", [&](auto& b) { tb::put64(b, l.offsets + 24, ~0ull - 3); }},
-      {"unknown content (0 values, 1 distances)", [](auto& b) { tb::put32(b, tb::kContent, 2); }},
+      {"last offset past the end", [&](auto& b) { tb::put64(b, l.offsets + 8 * l.blocks, ~0ull - 3); }},
+      {"content 7", [](auto& b) { tb::put32(b, tb::kContent, 7); }},
+      {"the last 8 bytes not zero", [](auto& b) { b.back() = 1; }},
   };
   for (const Edit& e : edits) {
     auto b = good;
@@ -220,7 +233,7 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
   // Through the C API, decreasing offsets are a corrupt table, not an internal error.
   {
     auto b = good;
-    edits[10].apply(b);
+    edits[17].apply(b);
     tb::fix_checksums(b);
     write_bytes(f, b);
     mtb_tables* h = nullptr;
@@ -231,17 +244,19 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
     EXPECT_NE(std::string(mtb_last_error(h)).find(f.filename().string()), std::string::npos);
     mtb_close(h);
   }
-  // A block whose zstd frame says it holds another number of values.
+  // A block whose units end before its positions (its checksum recomputed): block
+  // 1's units cut to their starts and one byte; reading it is Corrupt, never a value
+  // from beyond the unit.
   {
     auto b = good;
-    const std::uint64_t at = l.data + tb::get64(b, l.offsets + 16);
-    // Swap blocks 1 and 2's content: sizes differ (the last block is shorter).
-    const std::uint64_t o1 = tb::get64(b, l.offsets + 8), o2 = tb::get64(b, l.offsets + 16), o3 = tb::get64(b, l.offsets + 24);
-    std::vector<std::uint8_t> b1(b.begin() + static_cast<long>(l.data + o1), b.begin() + static_cast<long>(l.data + o2));
-    std::vector<std::uint8_t> b2(b.begin() + static_cast<long>(at), b.begin() + static_cast<long>(l.data + o3));
-    std::copy(b2.begin(), b2.end(), b.begin() + static_cast<long>(l.data + o1));
-    std::copy(b1.begin(), b1.end(), b.begin() + static_cast<long>(l.data + o1 + b2.size()));
-    tb::put64(b, l.offsets + 16, o1 + b2.size());
+    const std::uint64_t o1 = tb::get64(b, l.offsets + 8), o2 = tb::get64(b, l.offsets + 16);
+    const std::uint64_t units = kDefaultUnitsPerBlock;
+    std::vector<std::uint8_t> cut(2 * (units - 1) + 1, 0);
+    b.erase(b.begin() + static_cast<long>(l.data + o1), b.begin() + static_cast<long>(l.data + o2));
+    b.insert(b.begin() + static_cast<long>(l.data + o1), cut.begin(), cut.end());
+    const std::int64_t shrink = static_cast<std::int64_t>(o2 - o1) - static_cast<std::int64_t>(cut.size());
+    for (std::uint64_t k = 2; k <= l.blocks; ++k)
+      tb::put64(b, l.offsets + 8 * k, tb::get64(b, l.offsets + 8 * k) - static_cast<std::uint64_t>(shrink));
     tb::fix_checksums(b);
     write_bytes(f, b);
     auto t = TableFile::open(f, *v, key);
@@ -249,6 +264,10 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
     auto all = (*t)->read_all();
     ASSERT_FALSE(all);
     EXPECT_EQ(all.error().code, TableError::Corrupt) << all.error().message;
+    auto x = (*t)->value(kDefaultUnitPositions * kDefaultUnitsPerBlock + 5);
+    ASSERT_FALSE(x);
+    EXPECT_EQ(x.error().code, TableError::Corrupt) << x.error().message;
+    EXPECT_TRUE((*t)->value(5));  // block 0 is intact
   }
 }
 
@@ -373,7 +392,7 @@ TEST(Hostile, InfoFailsOnUnreadableFiles) {
   // A block that is unreadable only shows when values are read (--stats).
   gen("oware", 5, d.path);  // repairs class 3
   auto c = slurp(f);
-  c[c.size() - 2] ^= 1;
+  c[c.size() - 9] ^= 1;  // the last coded byte (8 zeros end the file)
   spit(f, c);
   EXPECT_EQ(run("info " + d.path.string()).status, 0);
   EXPECT_EQ(run("info " + d.path.string() + " --stats").status, 1);
@@ -449,4 +468,73 @@ TEST(Hostile, WriteErrorsAreReported) {
   ASSERT_FALSE(w);
   EXPECT_EQ(w.error().code, TableError::Io);
   EXPECT_NE(w.error().message.find("cannot create"), std::string::npos) << w.error().message;
+}
+
+// A long-running `probe -` kept answering from the old header after a new generate
+// replaced the files (rename over them), "corrupt" until restarted: now it looks at
+// the folder again (at most once a second) and answers from the new file.
+TEST(Hostile, ProbeProtocolRereadsReplacedTables) {
+  TempDir d;
+  gen("oware", 4, d.path / "tb");
+  const VariantPtr v = variant("oware");
+  const ClassKey key{0, 4};
+  const std::string name = table_file_name(v->name(), key);
+  // The replacement: every value of class 4 set to +4.
+  fs::create_directories(d.path / "new");
+  ASSERT_TRUE(write_table(d.path / "new" / name, *v, key, std::vector<std::uint8_t>(ClassIndex(*v, key).size(), 4), 1));
+  const std::string pos = "oware 1,1,1,0,0,0/0,0,0,1,0,0 S";
+  const std::string cmd = "{ echo '" + pos + "'; sleep 1.3; mv " + (d.path / "new" / name).string() + " " +
+                          (d.path / "tb" / name).string() + "; sleep 1.3; echo '" + pos + "'; } | " + MANCALA_TB_EXE +
+                          " probe " + (d.path / "tb").string() + " -";
+  FILE* f = popen(cmd.c_str(), "r");
+  ASSERT_TRUE(f);
+  std::vector<std::string> lines;
+  std::array<char, 4096> buf;
+  while (fgets(buf.data(), buf.size(), f)) lines.emplace_back(buf.data());
+  EXPECT_EQ(pclose(f), 0);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].find("\"value\":4,"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("\"value\":4,"), std::string::npos) << lines[1];
+}
+
+// mtb_value_pits (the position as numbers) answers what mtb_value answers for its text,
+// from either side, and refuses what the text would refuse.
+TEST(Hostile, ValuePitsAgreesWithValue) {
+  TempDir d;
+  gen("oware", 6, d.path);
+  const VariantPtr v = variant("oware");
+  mtb_tables* h = nullptr;
+  ASSERT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
+  int oware = -1, pits = 0, again = -1;
+  ASSERT_EQ(mtb_variant(h, "oware", &oware, &pits), MTB_OK);
+  ASSERT_EQ(mtb_variant(h, "oware", &again, nullptr), MTB_OK);
+  EXPECT_EQ(again, oware);
+  EXPECT_EQ(pits, 12);
+  EXPECT_EQ(mtb_variant(h, "no-such-game", &again, nullptr), MTB_ERR_ARGUMENT);
+  for (int seeds = 0; seeds <= 6; ++seeds) {
+    const ClassIndex idx(*v, ClassKey{0, seeds});
+    for (Index r = 0; r < idx.size(); r += 37)
+      for (const Side side : {Side::South, Side::North}) {
+        const Position p = idx.unrank(r);
+        const std::string text = format_position(*v, p, side);
+        int want = 0, got = 0, want_plies = 0, got_plies = 0;
+        ASSERT_EQ(mtb_value(h, text.c_str(), &want, &want_plies), MTB_OK) << text;
+        auto parsed = parse_position(text);
+        int board[12];
+        // As written in the notation: South's half first (the absolute board).
+        const Position absolute = side == Side::South ? parsed->position : v->rotate(parsed->position);
+        for (int i = 0; i < 12; ++i) board[i] = absolute.pits[static_cast<std::size_t>(i)];
+        ASSERT_EQ(mtb_value_pits(h, oware, board, nullptr, side == Side::North, &got, &got_plies), MTB_OK) << text;
+        EXPECT_EQ(got, want) << text;
+        EXPECT_EQ(got_plies, want_plies) << text;
+      }
+  }
+  int board[12] = {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 300};
+  int value = 0;
+  EXPECT_EQ(mtb_value_pits(h, oware, board, nullptr, 0, &value, nullptr), MTB_ERR_POSITION);
+  board[11] = 9;  // 10 seeds: no table
+  EXPECT_EQ(mtb_value_pits(h, oware, board, nullptr, 0, &value, nullptr), MTB_ERR_NOT_FOUND);
+  EXPECT_EQ(mtb_value_pits(h, 7, board, nullptr, 0, &value, nullptr), MTB_ERR_ARGUMENT);
+  EXPECT_EQ(mtb_value_pits(h, oware, board, nullptr, 2, &value, nullptr), MTB_ERR_ARGUMENT);
+  mtb_close(h);
 }

@@ -12,6 +12,7 @@
 #include <random>
 #include <thread>
 
+#include "mancala/table_writer.h"
 #include "mancala/generate.h"
 #include "mancala/lower_store.h"
 #include "mancala/notation.h"
@@ -50,14 +51,15 @@ TEST(Format, MultiBlockTables) {
   std::mt19937 rng(7);
   for (auto& b : bytes) b = static_cast<std::uint8_t>(rng() % 9);
   // A fake class of the right size is not needed for the format itself: use oware 9
-  // (167,596 positions, 3 blocks) with values taken from the random bytes.
+  // (167,596 positions, 41 blocks of 4096) with values taken from the random bytes.
   const ClassKey key{0, 9};
   bytes.resize(ClassIndex(*v, key).size());
   const fs::path f = d.path / table_file_name(v->name(), key);
   ASSERT_TRUE(write_table(f, *v, key, bytes, 1));
   auto t = TableFile::open(f);
   ASSERT_TRUE(t);
-  EXPECT_EQ((*t)->header().blocks(), 3u);
+  EXPECT_EQ((*t)->header().blocks(), (bytes.size() + kDefaultUnitPositions * kDefaultUnitsPerBlock - 1) /
+                                         (kDefaultUnitPositions * kDefaultUnitsPerBlock));
   EXPECT_EQ(*(*t)->read_all(), bytes);
   EXPECT_EQ(static_cast<std::uint8_t>(*(*t)->value(150000)), bytes[150000]);
 }
@@ -254,9 +256,15 @@ TEST(Cli, VerifyPassesThenFailsOnCorruption) {
   EXPECT_EQ(bad.status, 1);
   EXPECT_NE(bad.err.find("FAILED"), std::string::npos);
   EXPECT_NE(bad.err.find("its moves give"), std::string::npos);
-  // A flipped byte in the compressed data: checksum.
+  // A flipped byte in the coded data (the first byte of block 0, whose units hold the
+  // probed position): checksum.
   auto raw = slurp(f);
-  raw[raw.size() - 2] ^= 0x40;
+  const auto u32 = [&](std::size_t at) {
+    return static_cast<std::size_t>(static_cast<std::uint8_t>(raw[at]) | static_cast<std::uint8_t>(raw[at + 1]) << 8 |
+                                    static_cast<std::uint8_t>(raw[at + 2]) << 16 | static_cast<std::uint8_t>(raw[at + 3]) << 24);
+  };
+  const std::size_t data = u32(12) + 12 * u32(96) + 12;  // D = H + 12 N + 12 (format.h)
+  raw[data] ^= 0x40;
   spit(f, raw);
   bad = run("verify " + d.path.string());
   EXPECT_EQ(bad.status, 1);

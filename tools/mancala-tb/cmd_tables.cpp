@@ -1,4 +1,5 @@
 // Sub-commands over table folders: generate, probe, verify, info.
+#include <chrono>
 #include <csignal>
 #include <expected>
 #include <optional>
@@ -11,6 +12,7 @@
 
 #include "commands.h"
 #include "probe_json.h"
+#include "mancala/table_writer.h"
 #include "mancala/generate.h"
 #include "mancala/index.h"
 #include "mancala/probe.h"
@@ -172,12 +174,26 @@ int run_probe(const std::string& dir, const std::vector<std::string>& args, bool
   int status = 0;
   if (args.size() == 1 && args[0] == "-") {
     // The engine protocol: every line answered, in order, flushed.
+    // Tables replaced under the running engine (a new generate) are read afresh: the
+    // folder is looked at again at most once a second, and at once after a failed
+    // answer (then the line is answered again).
     std::string line;
+    auto looked = std::chrono::steady_clock::now();
     while (std::getline(std::cin, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
+      if (std::chrono::steady_clock::now() - looked > std::chrono::seconds(1)) {
+        tb->refresh();
+        looked = std::chrono::steady_clock::now();
+      }
       std::string answer;
       try {
-        answer = json_line(answer_json(line, probe_one(*tb, line)));  // errors are answers here, not failures
+        ProbeAnswer ans = probe_one(*tb, line);  // errors are answers here, not failures
+        if (!ans.result && ans.result.error().code != Error::BadPosition && ans.result.error().code != Error::InvalidArgument) {
+          tb->refresh();
+          looked = std::chrono::steady_clock::now();
+          ans = probe_one(*tb, line);
+        }
+        answer = json_line(answer_json(line, ans));
       } catch (const std::exception& e) {  // nothing a line holds may end the stream
         answer = json_line({{"input", line}, {"error", e.what()}, {"code", std::string(error_code_name(TableError::Internal))}});
       }
@@ -522,7 +538,7 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
                   "worker threads (default: all cores); with more than one, each class's file is written by one "
                   "more thread while the next class is solved")
         ->check(in_range(0, 1024));
-    c->add_option("--level", g->level, "zstd level of the files, 1..19 (default 9)")->check(in_range(1, 19));
+    c->add_option("--level", g->level, "zstd level of the position lists of reachable-set tables, 1..19 (default 9)")->check(in_range(1, 19));
     c->add_option("--memory-mb", g->memory_mb,
                   "memory of the run, in MiB (default 1024; 0: no bound): the class being solved and the "
                   "solved classes, an eighth (at most 24 MiB) held back for the rest; the newest lower classes stay in memory while they fit, older ones are spilled to "

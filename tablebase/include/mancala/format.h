@@ -1,16 +1,18 @@
-// Tablebase file format: one file per class, values in independent zstd blocks.
+// Tablebase file format: one file per class, values in small units coded by a
+// per-file canonical Huffman code, read in place from a memory-mapped file.
 //
 // A table file is input from outside (shared folders, downloads, other clusters):
 // the reader checks every count and offset against the file size, and the header
-// against the variant and the class the file name gives, before it allocates or
-// indexes anything (see TableFile::open). No general-purpose deserializer reads it.
+// against the variant and the class the file name gives, before it indexes anything
+// (see TableFile::open). No general-purpose deserializer reads it. Writing (and the
+// folder lock) belongs to generation: table_writer.h, not installed.
 //
-// Layout (format version 3; every integer little-endian, no padding):
+// Layout (format version 4; every integer little-endian, no padding):
 //
 //   offset    size    field
 //   0         8       magic "MANCALTB"
 //   8         4       format version (kFormatVersion)
-//   12        4       H: header bytes, = 96 + V + G + 12 N + 8 (the header CRC is at H)
+//   12        4       H: header bytes, = 104 + V + G + C (the header CRC is at H)
 //   16        4       value kind (GameKind: 0 score, 1 win/loss)
 //   20        4       pits on the circuit
 //   24        8       class state (ClassKey::state)
@@ -19,26 +21,58 @@
 //   40        4       index filter zero_from (int32)
 //   44        4       index filter zero_to (int32)
 //   48        8       positions in the table
-//   56        4       value width W: 1 (int8 margin) or 2 (int16 win/loss, types.h)
-//   60        4       block positions B, 1 <= B <= kMaxBlockPositions
-//   64        4       blocks N = ceil(positions / B)
+//   56        4       value width W: 1 (int8 margin) or 2 (int16 win/loss, or u16 distance)
+//   60        4       unit positions U: a power of two, 1 <= U <= kMaxUnitPositions
+//   64        4       units a block K: a power of two, U K <= kMaxBlockPositions (B = U K)
 //   68        4       CRC-32 of the position list (0 without one)
 //   72        8       position-list length (reachable-set tables: = positions; else 0)
 //   80        8       S: position-list bytes (compressed)
 //   88        2       V: variant name bytes, 1 <= V <= kMaxNameBytes
 //   90        2       G: generator bytes, G <= kMaxNameBytes
-//   92        4       content (TableContent): 0 values, 1 distances (distances.h:
-//                     value width 2, unsigned plies; score games with cycles only)
-//   96        V       variant name, e.g. "kalah:6:empty" (printable ASCII)
-//   96+V      G       generator, e.g. "mancala-tb 0.1.0" (printable ASCII)
-//   96+V+G    8(N+1)  block offsets o_0 = 0 < o_1 < ... < o_N, from the first block
-//   ...       4N      CRC-32 of each compressed block
+//   92        4       content (TableContent: 0 values, .mtb; 1 distances, .mtz)
+//   96        4       N: blocks, = ceil(positions / B)
+//   100       4       C: code bytes
+//   104       V       variant name, e.g. "kalah:6:empty" (printable ASCII)
+//   104+V     G       generator, e.g. "mancala-tb 0.1.0" (printable ASCII)
+//   104+V+G   C       the code (below)
 //   H         4       CRC-32 of bytes [0, H)
-//   H+4       o_N     blocks: block b is bytes [H+4+o_b, H+4+o_{b+1}), one zstd frame
-//                     (with its content checksum) holding the values of positions
-//                     [b B, min((b+1) B, positions)), W bytes each
-//   H+4+o_N   S       reachable-set tables only: the position list (below)
-//   end of file = H + 4 + o_N + S   (a shorter or longer file is corrupt)
+//   H+4       8(N+1)  block offsets o_0 = 0 <= o_1 <= ... <= o_N, from D
+//   H+12+8N   4N      CRC-32 of each block's bytes
+//   D = H + 12 N + 12
+//   D+o_b             block b: bytes [D+o_b, D+o_{b+1}) (below)
+//   D+o_N     S       reachable-set tables only: the position list (below)
+//   D+o_N+S   8       zeros (a decoder's 8-byte loads never leave the file)
+//   end of file = D + o_N + S + 8   (a shorter or longer file is corrupt)
+//
+// The code. The values of a unit are cut into tuples of k consecutive positions (k
+// in 1, 2, 4, 8, k <= U; the last tuple of the table padded with its last value); a
+// symbol is a tuple repeated r = 2^j times (r k <= U; the writer takes the longest
+// run of equal tuples it can, j = 0 when it codes without runs), and the symbols are
+// coded by a canonical Huffman code:
+//   1 byte k; 1 byte L, the longest code (0 only when there is one symbol);
+//   2 bytes M, the symbols (1 <= M <= kMaxSymbols);
+//   M bytes: the code length of each symbol (1..L; 0 for a lone symbol);
+//   M bytes: j of each symbol;
+//   M k W bytes: each symbol's tuple, in table order.
+// The code lengths satisfy Kraft's equality (sum 2^-len = 1: every bit string
+// starts with a code). Codes are assigned canonically: symbols in order of (length,
+// symbol number), each code the previous plus one, shifted left at each longer
+// length. C = 4 + 2 M + M k W. Every value of the code is checked against the class
+// when the file is opened (a margin beyond the seeds in play, a win/loss depth below
+// 0, is Corrupt), so a decoded value is always in range.
+//
+// A block: units u = 0..n-1 of U positions each (n = ceil(positions in the block / U),
+// the last unit of the table shorter): n-1 u16 starts s_1 <= ... <= s_{n-1} of units
+// 1..n-1 (unit 0 starts at 0), then the units' bytes from 2(n-1): unit u is bytes
+// [s_u, s_{u+1}) of that part (s_0 = 0, s_n = its end). A unit is the codes of its
+// symbols (covering its ceil(positions / k) tuples), most significant bit first, padded with zero bits to
+// a byte (a code of one symbol has no bits: its blocks are empty). A block holds at
+// most kMaxBlockPositions positions of at most 16 bits: its part fits the u16 starts.
+// Position i is offset (i mod U) of unit (i mod B) / U of block i / B. A probe
+// verifies a block's CRC the first time it touches it (one bit a block remembers it),
+// then decodes in place: it skips the symbols before its position by table lookups
+// (all the whole codes of the next 11 to 16 bits a lookup) and reads its value in the
+// symbol that covers it: value (x mod k) of the tuple, x its offset in the symbol.
 //
 // Position i of the table is the one with ClassIndex rank i. A reachable-set table
 // (`generate --from`) holds the positions of its class reachable from a root: its
@@ -47,18 +81,25 @@
 // most 10 bytes, no superfluous zero byte) of r_0, r_1 - r_0, ..., r_{n-1} - r_{n-2},
 // zstd-compressed. Every difference after the first is at least 1.
 //
-// Worked example: oware, 2 seeds in play: 78 positions, one block (N = 1) of 78
-// bytes compressed to ~30; V = 5 ("oware"), G = 16, H = 96 + 5 + 16 + 12 + 8 = 137;
-// the file is oware.2.0000000000000000.mtb, 141 + ~30 bytes.
+// Worked example: oware, 2 seeds in play: 78 positions, margins 0, +2 and -2. With
+// U = 256, K = 16 (B = 4096) there is one block of one unit (no unit starts). The
+// writer picks k = 1 without runs (j = 0): three symbols in table order (ascending
+// raw bytes) 0, +2, -2 (0x00, 0x02, 0xFE), code lengths 2, 2, 1 (Kraft: 1/4 + 1/4 +
+// 1/2 = 1), so by (length, symbol) the codes are -2 -> "0", 0 -> "10", +2 -> "11".
+// The unit is the 78 codes in 15 bytes; C = 4 + 2 * 3 + 3 = 13, V = 5 ("oware"),
+// G = 16, H = 104 + 5 + 16 + 13 = 138, D = 138 + 12 + 12 = 162, and the file
+// (oware.2.0000000000000000.mtb) is 162 + 15 + 8 = 185 bytes. The value of position
+// 3 is the symbol of the 4th code of the unit: one lookup of 11 bits covers the first
+// codes whole, and those before position 3 are skipped at once.
 //
-// Files of format versions 1 and 2 (a Boost text archive as header) are refused
-// with "made by an older format version N; regenerate".
+// Files of format versions 1 to 3 are refused with "made by an older format
+// version N; regenerate".
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <expected>
 #include <filesystem>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -73,16 +114,19 @@
 namespace mancala {
 
 constexpr char kMagic[8] = {'M', 'A', 'N', 'C', 'A', 'L', 'T', 'B'};
-constexpr std::uint32_t kFormatVersion = 3;  // 2: reachable-set position lists; 3: binary header
+// 2: reachable-set position lists; 3: binary header; 4: Huffman-coded units read in place
+constexpr std::uint32_t kFormatVersion = 4;
 constexpr std::uint32_t kIndexVersion = 1;
-constexpr std::uint32_t kDefaultBlockPositions = 1u << 16;
-constexpr std::uint32_t kMaxBlockPositions = 1u << 24;  // a block decompresses to at most 32 MiB
+constexpr std::uint32_t kDefaultUnitPositions = 256;
+constexpr std::uint32_t kDefaultUnitsPerBlock = 16;
+constexpr std::uint32_t kMaxUnitPositions = 4096;
+constexpr std::uint32_t kMaxBlockPositions = 1u << 15;  // 16 bits each: a block's part fits u16 starts
+constexpr std::uint32_t kMaxSymbols = 65535;
+constexpr std::uint32_t kMaxCodeBits = 16;
 constexpr std::uint32_t kMaxNameBytes = 64;
-constexpr std::uint32_t kFixedHeaderBytes = 96;
+constexpr std::uint32_t kFixedHeaderBytes = 104;
 
-// What a table file holds: the values of its positions (VARIANT.SEEDS.STATE.mtb), or
-// their distances to the next exit along value-optimal moves (distances.h; the same
-// name with .mtz, value width 2: unsigned 16-bit plies).
+// What a table file holds: the values (.mtb) or the distances (.mtz, u16) of its class.
 enum class TableContent : std::uint32_t { Values = 0, Distances = 1 };
 
 struct TableHeader {
@@ -95,32 +139,38 @@ struct TableHeader {
   std::int32_t filter_from = 0, filter_to = 0;
   std::uint64_t positions = 0;
   std::uint32_t value_width = 1;
-  std::uint32_t block_positions = kDefaultBlockPositions;
-  std::vector<std::uint64_t> block_offsets;  // blocks + 1 entries, from the start of the blocks
-  std::vector<std::uint32_t> block_crc;
+  std::uint32_t unit_positions = kDefaultUnitPositions;  // U
+  std::uint32_t block_positions = kDefaultUnitPositions * kDefaultUnitsPerBlock;  // B = U K
+  std::uint64_t block_count = 0;  // N
+  TableContent content = TableContent::Values;
   std::string generator;         // program and version that wrote the file
   std::uint64_t subset_size = 0; // reachable-set tables: positions held (= positions)
   std::uint64_t subset_bytes = 0;
   std::uint32_t subset_crc = 0;
-  TableContent content = TableContent::Values;
+  // The code: k values a symbol, the symbols' code lengths and values (W bytes each).
+  std::uint32_t tuple = 1;
+  std::vector<std::uint8_t> code_lengths;
+  std::vector<std::uint8_t> symbol_runs;     // j: the symbol is its tuple repeated 2^j times
+  std::vector<std::uint16_t> symbol_values;  // M k entries, raw (W = 1: the byte)
 
   // Only meaningful once the header has been checked against a variant (seeds fits).
   ClassKey key() const { return ClassKey{state, static_cast<int>(seeds)}; }
-  std::size_t blocks() const { return block_crc.size(); }
+  std::size_t blocks() const { return static_cast<std::size_t>(block_count); }
 };
 
 // The library's one error type (mancala/error.h); the table code uses Io, Corrupt,
 // Mismatch, NotFound, BadPosition and Internal.
 using TableError = Error;
 
-// "oware.12.0000000000000000.mtb" (values), "oware.12.0000000000000000.mtz" (distances)
+// "oware.12.0000000000000000.mtb" (values) or ".mtz" (distances)
 std::string table_file_name(const std::string& variant, const ClassKey& key,
                             TableContent content = TableContent::Values);
 
 // The inverse of table_file_name for a file name (no folder): the variant spec (':'
-// restored) and the class, or InvalidArgument saying why the name is impossible: not of the form
-// VARIANT.SEEDS.STATE.mtb or .mtz (decimal seeds, 16 lower-case hex digits), an unknown or
-// non-canonical variant, or a class that variant cannot have (check_class_key).
+// restored), the class and the content, or InvalidArgument saying why the name is
+// impossible: not of the form VARIANT.SEEDS.STATE.mtb or .mtz (decimal seeds, 16
+// lower-case hex digits), an unknown or non-canonical variant, or a class that
+// variant cannot have (check_class_key).
 struct TableName {
   VariantPtr variant;
   ClassKey key;
@@ -143,54 +193,70 @@ std::uint16_t get16(const unsigned char* p);
 std::uint32_t get32(const unsigned char* p);
 std::uint64_t get64(const unsigned char* p);
 
-// The position list of a reachable-set table (layout above): encode, and decode with
-// every check (varint length and minimality, strictly increasing ranks below
-// `full_size`, exactly `count` of them, nothing left over); a bad list is Corrupt.
-std::string encode_position_list(const std::vector<Index>& ranks);
+// The position list of a reachable-set table (layout above), decoded with every
+// check (varint length and minimality, strictly increasing ranks below `full_size`,
+// exactly `count` of them, nothing left over); a bad list is Corrupt.
 Result<std::vector<Index>> decode_position_list(const unsigned char* data, std::size_t n, std::uint64_t count,
                                                Index full_size);
 
-// Replaces `path` atomically: `fill` writes the content of a temporary file in the same
-// folder, through `write` (bytes at the current offset; an Io error naming the file) or
-// its descriptor (to seek); then the file is synced, closed and renamed over `path`,
-// and the folder synced, every result checked. A failed or killed writer leaves `path`
-// as it was. Errors: Io, or what `fill` returned. (Tables, search.h's table files.)
-using FileSink = std::function<std::expected<void, Error>(const std::string& bytes)>;
-std::expected<void, Error> replace_file(const std::filesystem::path& path,
-                                        const std::function<std::expected<void, Error>(int fd, const FileSink& write)>& fill);
+// The identity of a file on disk: a file replaced under its name (a new generate)
+// has another.
+struct FileIdentity {
+  std::uint64_t dev = 0, ino = 0, size = 0;
+  std::int64_t mtime_ns = 0;
+  friend bool operator==(const FileIdentity&, const FileIdentity&) = default;
+};
+// The identity of the regular file at `path`, without opening it; NotFound, or Io
+// (also for anything but a regular file).
+Result<FileIdentity> file_identity(const std::filesystem::path& path);
 
-// Writes a table atomically: a temporary file in the same folder, written, synced
-// and closed (each result checked), renamed over `path`, folder synced. A killed
-// writer leaves no file named `path`. The blocks are compressed by up to `threads`
-// threads (the file's bytes do not depend on it).
-std::expected<void, TableError> write_table(const std::filesystem::path& path, const Variant& v, const ClassKey& key,
-                                            const std::vector<std::uint8_t>& value_bytes, int value_width,
-                                            int zstd_level = 9, const std::vector<Index>* subset = nullptr,
-                                            int threads = 1, TableContent content = TableContent::Values);
-
-// A table file open for reading. Thread-safe: blocks are decompressed on demand into
-// a small cache under a mutex.
+// A table file open for reading: mapped into memory, its header checked, values
+// decoded in place. Thread-safe: every const member may be called from many threads
+// at once; value() takes no lock and allocates nothing.
 class TableFile {
  public:
-  // Reads and checks the header: magic, version, every field's range, the header
-  // checksum, the block offsets and the file size. Values and the position list are
-  // read later (each checked by its own checksum).
+  TableFile() = default;
+  TableFile(const TableFile&) = delete;
+  TableFile& operator=(const TableFile&) = delete;
+  ~TableFile();
+
+  // Opens (never blocking: a FIFO or a device is refused before anything is read),
+  // maps the file and checks the header: magic, version, every field's range, the
+  // header checksum, the code and the file size. The blocks are checked by their
+  // checksums when first read, the position list when the index is built.
   static std::expected<std::shared_ptr<TableFile>, TableError> open(const std::filesystem::path& path);
-  // open() plus check_against(v, key): the way to open the file that should hold
-  // class `key` of `v` (the key its name gives).
-  // `content`: what the file must hold (a distance file opened as values, or the
-  // reverse, is a Mismatch).
+  // open() plus check_against(v, key) and the index built: the way to open the file
+  // that should hold class `key` of `v` (the key its name gives) with `content`.
   static std::expected<std::shared_ptr<TableFile>, TableError> open(const std::filesystem::path& path,
                                                                      const Variant& v, const ClassKey& key,
                                                                      TableContent content = TableContent::Values);
 
   const TableHeader& header() const { return header_; }
   const std::filesystem::path& path() const { return path_; }
-  std::expected<Value, TableError> value(Index i) const;
-  // Every value, checking every block checksum.
+  const FileIdentity& identity() const { return identity_; }
+  // Bytes of memory the open table holds besides its mapping (decode table, block
+  // bits, index and position list).
+  std::size_t heap_bytes() const;
+
+  // The value of position i: W = 1 the signed margin, W = 2 the int16 (a distance:
+  // its u16 bits, see entry()).
+  std::expected<Value, TableError> value(Index i) const {
+    auto e = entry(i);
+    if (!e) return std::unexpected(e.error());
+    return header_.value_width == 1 ? static_cast<Value>(static_cast<std::int8_t>(*e)) : static_cast<Value>(*e);
+  }
+  // Starts reading the memory entry(i) will need first (its block's offset), for a
+  // caller that knows several positions ahead.
+  void prefetch(Index i) const {
+    if (i < header_.positions) __builtin_prefetch(map_ + offsets_at_ + 8 * (i >> block_shift_));
+  }
+  // The raw entry of position i (W bytes, little-endian).
+  std::expected<std::uint16_t, TableError> entry(Index i) const;
+  // The values of block b (positions [b B, min((b+1) B, positions)), W bytes each),
+  // its checksum checked.
+  std::expected<std::vector<std::uint8_t>, TableError> read_block(std::size_t b) const;
+  // Every value (W bytes each), checking every block checksum.
   std::expected<std::vector<std::uint8_t>, TableError> read_all() const;
-  // The values of block b alone (positions [b B, (b+1) B)), checked as read_all does.
-  std::expected<std::vector<std::uint8_t>, TableError> read_block(std::size_t b) const { return block(b); }
   // Checks that the header matches a variant (name, pits, kind, index version, value
   // width, filter) and the class `key` (state, seeds, and a position count that
   // class can hold). The key is checked with check_class_key before any index is built.
@@ -200,40 +266,32 @@ class TableFile {
   // The class index of the table's positions (with its checked position list),
   // built once. Checks the header against `v` first.
   std::expected<std::shared_ptr<const ClassIndex>, TableError> index(const Variant& v) const;
+  // The index once open(path, v, key) built it (else null): no lock, no check.
+  const ClassIndex* ready_index() const { return ready_index_; }
 
  private:
-  std::expected<std::vector<std::uint8_t>, TableError> block(std::size_t b) const;
+  std::expected<void, TableError> check_block(std::size_t b) const;
+  std::expected<void, TableError> read_block_into(std::size_t b, std::vector<std::uint8_t>& out) const;
+  std::expected<void, TableError> decode_unit(std::size_t b, std::size_t u, std::uint16_t* out) const;
   std::expected<std::shared_ptr<const std::vector<Index>>, TableError> position_list(Index full_size) const;
+  std::expected<void, TableError> check_values(const Variant& v, const ClassKey& key, TableContent content) const;
 
   std::filesystem::path path_;
   TableHeader header_;
-  std::uint64_t data_start_ = 0;
+  FileIdentity identity_;
+  const unsigned char* map_ = nullptr;
+  std::size_t map_bytes_ = 0;
+  std::uint64_t data_start_ = 0;  // D
+  std::uint64_t offsets_at_ = 0;  // H + 4
+  std::uint32_t unit_shift_ = 0, block_shift_ = 0, tuple_shift_ = 0, table_bits_ = 0;
+  // Decode table, 2^table_bits_ entries: bits 0-15 the symbol of the first code, 16-20
+  // its length, 21-36 its positions, 37-41 the bits of the whole codes in the window,
+  // 42-57 their positions.
+  std::vector<std::uint64_t> decode_;
+  mutable std::unique_ptr<std::atomic<std::uint64_t>[]> checked_;  // a bit per block whose CRC held
   mutable std::mutex mu_;
-  mutable std::vector<std::pair<std::size_t, std::shared_ptr<const std::vector<std::uint8_t>>>> cache_;
   mutable std::shared_ptr<const ClassIndex> index_;
+  const ClassIndex* ready_index_ = nullptr;
 };
-
-// An exclusive lock on a table folder for one writer (`generate`, `mancala-tb-mpi
-// generate`): DIR/mancala-tb.lock holding the owner's pid, locked with flock(2), so
-// a killed owner releases it at once. Released (and the file removed) when the
-// FolderLock is destroyed. Readers (probe, verify, info) take no lock.
-class FolderLock {
- public:
-  FolderLock(FolderLock&& o) noexcept : fd_(o.fd_), path_(std::move(o.path_)) { o.fd_ = -1; }
-  FolderLock& operator=(FolderLock&&) = delete;
-  FolderLock(const FolderLock&) = delete;
-  ~FolderLock();
-  const std::filesystem::path& path() const { return path_; }
-
-  // Creates `dir` if needed and locks it; fails at once (Io) if another process
-  // holds the lock, naming it.
-  static std::expected<FolderLock, TableError> acquire(const std::filesystem::path& dir);
-
- private:
-  FolderLock(int fd, std::filesystem::path p) : fd_(fd), path_(std::move(p)) {}
-  int fd_ = -1;
-  std::filesystem::path path_;
-};
-constexpr const char* kLockFileName = "mancala-tb.lock";
 
 }  // namespace mancala

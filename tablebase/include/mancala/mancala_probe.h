@@ -49,9 +49,10 @@ extern "C" {
 #endif
 
 /* Version of this C interface (its ABI); the library's own version is mtb_version(). */
-/* 2.0: distances in mtb_move and mtb_result (their layout changed); 1.1: mtb_moves, mtb_play. */
+/* 2.1: mtb_variant, mtb_value_pits; 2.0: distances in mtb_move and mtb_result (their layout
+   changed); 1.1: mtb_moves, mtb_play. */
 #define MTB_VERSION_MAJOR 2
-#define MTB_VERSION_MINOR 0
+#define MTB_VERSION_MINOR 1
 #define MTB_MAX_MOVES 64
 #define MTB_MOVE_NAME 32 /* mtb_move.name: an Enkeshui name of 7 or more lap choices may be cut */
 /* Room for any move name with its NUL ("23:cw" and 19 choices ",ccw": 82 bytes). */
@@ -169,6 +170,35 @@ MTB_API mtb_error mtb_moves(const char* position, mtb_turn* turns, int capacity,
    position, or none: the game is over), MTB_ERR_POSITION, MTB_ERR_ARGUMENT (NULL) or
    MTB_ERR_INTERNAL. Thread-safe like mtb_moves. */
 MTB_API mtb_error mtb_play(const char* position, const char* move, mtb_turn* out);
+/* ---- Positions as numbers (an engine's board; since 2.1) ---------------------------
+ *
+ *   int oware, pits;
+ *   mtb_variant(tb, "oware", &oware, &pits);            once
+ *   int board[12] = {1,0,0,2,0,0, 0,1,0,0,1,0};          as the notation writes it
+ *   mtb_value_pits(tb, oware, board, NULL, 0, &value, NULL);   in the search
+ *
+ * No text is parsed or made, nothing is allocated: the call ranks the position and
+ * decodes its value in place from the mapped table (docs/format.md). */
+
+/* Up to this many variants a handle (mtb_variant). */
+#define MTB_MAX_VARIANTS 64
+/* Mark of a pit (mtb_value_pits' marks): none, tied by South, by North, closed. */
+enum { MTB_MARK_NONE = 0, MTB_MARK_SOUTH = 1, MTB_MARK_NORTH = 2, MTB_MARK_CLOSED = 3 };
+
+/* A variant (name or spec as in the notation, e.g. "oware", "kalah:6:empty") as a
+   number for mtb_value_pits on this handle; *pits receives its pits on the circuit
+   (may be NULL). Calling it again with the same name gives the same number. Errors:
+   MTB_ERR_ARGUMENT (NULL, an unknown variant, more than MTB_MAX_VARIANTS).
+   Thread-safe. */
+MTB_API mtb_error mtb_variant(mtb_tables* tb, const char* name, int* variant, int* pits);
+/* The value of a position given as numbers: pits[0..P) the seeds of each pit in
+   circuit order from pit 0, South's half first (the order of the notation's PITS);
+   marks NULL (no pit marked) or marks[0..P) MTB_MARK_*; side 0 South to move, 1 North.
+   Positions with flags (Cenne's first move, jeppe) need mtb_value. Same value, plies
+   and errors as mtb_value (MTB_ERR_POSITION: impossible seeds or marks). Thread-safe:
+   may be called concurrently on one handle; takes no lock once the table is open. */
+MTB_API mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int* marks, int side, int* value,
+                                 int* plies);
 
 #ifdef __cplusplus
 }

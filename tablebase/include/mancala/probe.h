@@ -4,11 +4,24 @@
 //   auto tb = mancala::Tablebase::open("tb/");
 //   auto r = tb->probe(*variant, position);   // r->value, r->moves (best first)
 //
-// Thread-safety: every const member may be called from many threads at once.
+// Thread-safety: every const member may be called from many threads at once
+// (refresh() excepted).
+//
+// One reader, one cache: every caller (probe, the search's table leaves, verify,
+// info, the C API, Python) reads a table through Tablebase::table(), which opens it
+// once per handle (TableFile::open with the class check and the index built) and
+// then answers from a lock-free slot. The opened tables come from the process-wide
+// TableCache, so two handles on one folder share them (one mapping, one index).
+// Memory besides the mapped files: per open table its decode table (at most 256 KiB,
+// 8 KiB for codes of up to 11 bits), a bit per block and its index (a reachable-set
+// table: its position list, 8 bytes a position); the cache keeps tables that no
+// handle holds up to TableCache::capacity() bytes (default 48 MiB).
 #pragma once
 
+#include <atomic>
 #include <expected>
 #include <filesystem>
+#include <list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -49,27 +62,63 @@ struct ProbeResult {
   std::vector<MoveValue> moves;  // best first; ties keep move order
 };
 
+// The process-wide cache of open tables, keyed by path and checked by file identity
+// (a file replaced under its name is opened afresh). Bounded in bytes (heap_bytes of
+// the tables it keeps, least recently used first out); a table a handle still holds
+// stays open while it does.
+class TableCache {
+ public:
+  static TableCache& instance();
+  // The table at `path` for class `key` of `v` with `content`, open and checked.
+  std::expected<std::shared_ptr<TableFile>, TableError> open(const std::filesystem::path& path, const Variant& v,
+                                                             const ClassKey& key, TableContent content);
+  std::size_t capacity() const;
+  void set_capacity(std::size_t bytes);
+  std::size_t bytes() const;  // heap bytes of the tables kept
+
+ private:
+  struct Entry {
+    std::string path;
+    std::shared_ptr<TableFile> table;
+    std::size_t bytes = 0;
+  };
+  void trim();  // under mu_
+  mutable std::mutex mu_;
+  std::list<Entry> lru_;  // most recent first
+  std::map<std::string, std::list<Entry>::iterator> by_path_;
+  std::size_t capacity_ = std::size_t{48} << 20, bytes_ = 0;
+};
+
 class Tablebase {
  public:
   // Scans a folder for table files (opened lazily). Fails if the folder is missing
   // or cannot be listed. A *.mtb file whose name cannot be a table (parse_table_file_name)
   // is not used: it is listed in ignored() with the reason.
   static std::expected<std::shared_ptr<Tablebase>, TableError> open(const std::filesystem::path& dir);
+  Tablebase() = default;
+  Tablebase(const Tablebase&) = delete;
+  Tablebase& operator=(const Tablebase&) = delete;
 
   const std::filesystem::path& dir() const { return dir_; }
   // Variant names present, and the classes of one variant.
   std::vector<std::string> variants() const;
   std::vector<ClassKey> classes(const std::string& variant) const;
-  std::expected<std::shared_ptr<TableFile>, TableError> table(const Variant& v, const ClassKey& key) const;
-  // The distance file of a class (.mtz; NotFound when the folder has none).
-  std::expected<std::shared_ptr<TableFile>, TableError> distance_table(const Variant& v, const ClassKey& key) const;
-  bool covers(const Variant& v, const ClassKey& key) const;
-  bool covers_distances(const Variant& v, const ClassKey& key) const;
+  // The open table of a class (values or distances), its class checked and its index
+  // built when first opened by this handle; later calls take no lock.
+  std::expected<const TableFile*, TableError> table(const Variant& v, const ClassKey& key,
+                                                    TableContent content = TableContent::Values) const;
+  bool covers(const Variant& v, const ClassKey& key, TableContent content = TableContent::Values) const;
+  // Looks at the folder again: a table file replaced under its name (a new generate)
+  // is opened afresh at its next use, new files are found. Not concurrent with other
+  // calls on this handle (the line protocol calls it between commands).
+  void refresh();
   // "FILE: why" for each *.mtb file of the folder whose name is impossible.
   const std::vector<std::string>& ignored() const { return ignored_; }
 
   // Value of a tabled position (its side to move is South).
   std::expected<Value, TableError> value(const Variant& v, const Position& p) const;
+  // Value of a tabled position of class `key` (= v.class_of(p)), as value().
+  std::expected<Value, TableError> value(const Variant& v, const Position& p, const ClassKey& key) const;
   // Distance of a tabled position (docs/values.md; NotFound without its .mtz file).
   std::expected<int, TableError> distance(const Variant& v, const Position& p) const;
   // Value and every move's value. A position the tables do not index (a first move,
@@ -77,13 +126,27 @@ class Tablebase {
   std::expected<ProbeResult, TableError> probe(const Variant& v, const Position& p) const;
 
  private:
+  // A class's file of one content: its table once opened (the raw pointer is read
+  // without a lock; the owner keeps it alive).
+  struct Slot {
+    std::filesystem::path path;
+    mutable std::atomic<const TableFile*> ready{nullptr};
+    mutable std::shared_ptr<TableFile> owner;  // under mu_
+  };
+  struct VariantTables {
+    std::map<ClassKey, Slot> slots[2];        // by TableContent
+    std::vector<Slot*> plain[2];              // state 0 by seeds (fast path)
+  };
+  const Slot* slot(const Variant& v, const ClassKey& key, TableContent content) const;
+  std::expected<const TableFile*, TableError> open_slot(const Variant& v, const ClassKey& key, TableContent content,
+                                                        const Slot& s) const;
+  void scan();
+
   std::filesystem::path dir_;
-  std::expected<std::shared_ptr<TableFile>, TableError> open_file(const Variant& v, const ClassKey& key,
-                                                                  TableContent content) const;
-  std::map<std::string, std::map<ClassKey, std::filesystem::path>> files_, distance_files_;
+  std::map<std::string, VariantTables> files_;
   std::vector<std::string> ignored_;
   mutable std::mutex mu_;
-  mutable std::map<std::filesystem::path, std::shared_ptr<TableFile>> open_;
+  mutable std::vector<std::shared_ptr<TableFile>> retired_;  // replaced tables a reader may still use
 };
 
 // Text of a value: "+3", "-2", "0" (score); "win in 7", "loss in 4", "draw" (win/loss).

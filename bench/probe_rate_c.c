@@ -1,0 +1,147 @@
+/* Random probe rates of the C API on one handle from T threads (issue 31), beside
+ * random one-byte reads from an in-memory array, in the same run:
+ *
+ *   probe_rate_c DIR FILE THREADS ARRAY_BYTES
+ *
+ * FILE holds positions in the notation, one a line (probe_bench positions draws them
+ * uniformly from the tables). Each of the THREADS threads goes once through all of them
+ * (from its own starting point), for each call in turn:
+ *   array  a one-byte read at a random index of an array of ARRAY_BYTES random bytes
+ *          (0: skipped), the same number of reads
+ *   pits   mtb_value_pits (the position as numbers, parsed before the clock starts)
+ *   text   mtb_value (the position as text)
+ *   probe  mtb_probe (the value and every move's value)
+ * and prints "threads T array A pits P text X probe Q" in calls per second (all threads). */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mancala/mancala_probe.h"
+
+#define MAX_PITS 32
+
+typedef struct {
+  char* text;
+  int variant, side, pits[MAX_PITS];
+} position;
+
+static mtb_tables* tb;
+static position* positions;
+static size_t count;
+static unsigned char* array;
+static uint64_t array_bytes;
+static int threads;
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+typedef struct {
+  int id, mode;
+  long long sum;
+  int failed;
+} job;
+
+static void* work(void* arg) {
+  job* j = (job*)arg;
+  size_t k, at = (size_t)j->id * count / (size_t)threads;
+  uint64_t x = 0x9E3779B97F4A7C15ull * (uint64_t)(j->id + 1);
+  static __thread mtb_result r;
+  int value, plies;
+  for (k = 0; k < count; ++k, ++at) {
+    const position* p = &positions[at % count];
+    switch (j->mode) {
+      case 0:
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17; /* xorshift64 */
+        j->sum += array[(uint64_t)(((unsigned __int128)x * array_bytes) >> 64)];
+        break;
+      case 1:
+        if (mtb_value_pits(tb, p->variant, p->pits, NULL, p->side, &value, &plies) != MTB_OK) j->failed = 1;
+        j->sum += value;
+        break;
+      case 2:
+        if (mtb_value(tb, p->text, &value, &plies) != MTB_OK) j->failed = 1;
+        j->sum += value;
+        break;
+      default:
+        if (mtb_probe(tb, p->text, &r) != MTB_OK) j->failed = 1;
+        j->sum += r.value;
+    }
+  }
+  return NULL;
+}
+
+static double rate(int mode) {
+  pthread_t th[64];
+  job jobs[64];
+  int t;
+  double t0 = now();
+  for (t = 0; t < threads; ++t) {
+    jobs[t].id = t, jobs[t].mode = mode, jobs[t].sum = 0, jobs[t].failed = 0;
+    pthread_create(&th[t], NULL, work, &jobs[t]);
+  }
+  for (t = 0; t < threads; ++t) {
+    pthread_join(th[t], NULL);
+    if (jobs[t].failed) {
+      fprintf(stderr, "a probe failed: %s\n", mtb_last_error(tb));
+      exit(1);
+    }
+  }
+  return (double)count * threads / (now() - t0);
+}
+
+int main(int argc, char** argv) {
+  char line[512];
+  size_t cap = 0;
+  uint64_t i;
+  FILE* f;
+  if (argc != 5) {
+    fprintf(stderr, "usage: probe_rate_c DIR FILE THREADS ARRAY_BYTES\n");
+    return 2;
+  }
+  threads = atoi(argv[3]);
+  array_bytes = strtoull(argv[4], NULL, 10);
+  if (threads < 1 || threads > 64) return 2;
+  if (mtb_open(argv[1], &tb) != MTB_OK) return fprintf(stderr, "%s\n", mtb_last_error(NULL)), 1;
+  f = fopen(argv[2], "r");
+  if (!f) return 1;
+  while (fgets(line, sizeof line, f)) {
+    position p;
+    char name[64], *s, *end;
+    int n = 0, pits = 0;
+    line[strcspn(line, "\n")] = 0;
+    if (sscanf(line, "%63s", name) != 1) continue;
+    if (mtb_variant(tb, name, &p.variant, &pits) != MTB_OK || pits > MAX_PITS) return fprintf(stderr, "%s\n", mtb_last_error(tb)), 1;
+    s = line + strlen(name) + 1;
+    while (n < pits) {
+      p.pits[n++] = (int)strtol(s, &end, 10);
+      s = end + 1; /* ',' or '/' */
+    }
+    p.side = *s == 'N';
+    p.text = strdup(line);
+    if (count == cap) positions = realloc(positions, (cap = cap ? 2 * cap : 1024) * sizeof *positions);
+    positions[count++] = p;
+  }
+  fclose(f);
+  if (!count) return 1;
+  if (array_bytes) {
+    uint64_t x = 88172645463325252ull;
+    array = malloc(array_bytes);
+    if (!array) return 1;
+    for (i = 0; i < array_bytes; ++i) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      array[i] = (unsigned char)x;
+    }
+  }
+  rate(1); /* first touch of the tables: maps, indexes, block checks */
+  printf("threads %d array %.0f pits %.0f text %.0f probe %.0f\n", threads, array_bytes ? rate(0) : 0.0, rate(1), rate(2),
+         rate(3));
+  mtb_close(tb);
+  return 0;
+}

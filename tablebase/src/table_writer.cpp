@@ -1,0 +1,510 @@
+// Writing table files (format.h's layout): the Huffman code of a table, its blocks,
+// the atomic replace and the folder lock. Generation only (table_writer.h).
+#include "mancala/table_writer.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+#include <thread>
+
+#include "mancala/version.h"
+
+namespace mancala {
+
+namespace fs = std::filesystem;
+
+std::string encode_position_list(const std::vector<Index>& ranks) {
+  std::string raw;
+  Index prev = 0;
+  for (const Index r : ranks) {
+    Index d = r - prev;
+    prev = r;
+    do {
+      raw += static_cast<char>((d & 0x7F) | (d > 0x7F ? 0x80 : 0));
+      d >>= 7;
+    } while (d);
+  }
+  return raw;
+}
+
+namespace {
+
+TableError io_error(const fs::path& p, const std::string& what, int err = errno) {
+  return TableError{TableError::Io, p.string() + ": " + what + ": " + std::strerror(err)};
+}
+
+// Writes all of `s` to fd.
+bool write_all(int fd, const std::string& s) {
+  std::size_t off = 0;
+  while (off < s.size()) {
+    const ssize_t w = ::write(fd, s.data() + off, s.size() - off);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      if (w == 0) errno = EIO;
+      return false;
+    }
+    off += static_cast<std::size_t>(w);
+  }
+  return true;
+}
+
+// ---- The code of a table (format.h): k-value tuples, canonical Huffman --------
+
+// A map from a tuple (its k entries packed in a u64, entry j at bits 8 W j) to a
+// count or a symbol number: open addressing, no allocation per entry.
+class TupleMap {
+ public:
+  TupleMap() { slots_.resize(1u << 10); }
+  std::uint64_t& operator[](std::uint64_t key) {
+    for (std::size_t i = slot(key);; i = (i + 1) & (slots_.size() - 1)) {
+      Slot& s = slots_[i];
+      if (!s.used) {
+        if (2 * (used_ + 1) > slots_.size()) {
+          grow();
+          return (*this)[key];
+        }
+        s = Slot{key, 0, true};
+        ++used_;
+        return s.count;
+      }
+      if (s.key == key) return s.count;
+    }
+  }
+  // The number of a key that is present.
+  std::uint64_t get(std::uint64_t key) const {
+    std::size_t i = slot(key);
+    while (slots_[i].key != key || !slots_[i].used) i = (i + 1) & (slots_.size() - 1);
+    return slots_[i].count;
+  }
+  std::size_t size() const { return used_; }
+  template <class F>
+  void each(F f) const {
+    for (const Slot& s : slots_)
+      if (s.used) f(s.key, s.count);
+  }
+
+ private:
+  struct Slot {
+    std::uint64_t key = 0, count = 0;
+    bool used = false;
+  };
+  std::size_t slot(std::uint64_t key) const {
+    return static_cast<std::size_t>((key * 0x9E3779B97F4A7C15ull) >> 40) & (slots_.size() - 1);
+  }
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    used_ = 0;
+    for (const Slot& s : old)
+      if (s.used) (*this)[s.key] = s.count;
+  }
+  std::vector<Slot> slots_;
+  std::size_t used_ = 0;
+};
+
+// The entries of a table's values (W bytes each) and their tuples.
+struct Entries {
+  const std::vector<std::uint8_t>& bytes;
+  std::uint32_t width;
+  std::uint64_t n;
+  std::uint64_t at(std::uint64_t i) const {
+    if (i >= n) i = n - 1;  // the last tuple is padded with the last value
+    return width == 1 ? bytes[i] : static_cast<std::uint64_t>(bytes[2 * i] | bytes[2 * i + 1] << 8);
+  }
+  std::uint64_t tuple(std::uint64_t t, std::uint32_t k) const {
+    std::uint64_t key = 0;
+    for (std::uint32_t j = 0; j < k; ++j) key |= at(t * k + j) << (8 * width * j);
+    return key;
+  }
+};
+
+// Code lengths of a Huffman code for `freq` (every count >= 1), none longer than
+// `limit`: the counts are halved (kept >= 1) until the longest code fits. Ties are
+// broken by symbol number, so the lengths depend on the counts alone.
+std::vector<std::uint8_t> huffman_lengths(const std::vector<std::uint64_t>& freq, unsigned limit) {
+  const std::size_t m = freq.size();
+  if (m == 1) return {0};
+  for (unsigned shift = 0;; ++shift) {
+    std::vector<std::uint64_t> w(2 * m - 1);
+    for (std::size_t i = 0; i < m; ++i) w[i] = std::max<std::uint64_t>(1, freq[i] >> shift);
+    std::vector<std::size_t> leaves(m);
+    for (std::size_t i = 0; i < m; ++i) leaves[i] = i;
+    std::stable_sort(leaves.begin(), leaves.end(), [&](std::size_t a, std::size_t b) { return w[a] < w[b]; });
+    std::vector<std::size_t> parent(2 * m - 1, 0);
+    std::size_t li = 0, ni = m, next = m;  // two queues: leaves by weight, internal nodes by creation
+    auto pop = [&]() {
+      if (li < m && (ni >= next || w[leaves[li]] <= w[ni])) return leaves[li++];
+      return ni++;
+    };
+    for (; next < 2 * m - 1; ++next) {
+      const std::size_t a = pop(), b = pop();
+      w[next] = w[a] + w[b];
+      parent[a] = parent[b] = next;
+    }
+    std::vector<unsigned> depth(2 * m - 1, 0);
+    for (std::size_t i = 2 * m - 2; i-- > 0;) depth[i] = depth[parent[i]] + 1;
+    unsigned longest = 0;
+    for (std::size_t i = 0; i < m; ++i) longest = std::max(longest, depth[i]);
+    if (longest <= limit) {
+      std::vector<std::uint8_t> len(m);
+      for (std::size_t i = 0; i < m; ++i) len[i] = static_cast<std::uint8_t>(depth[i]);
+      return len;
+    }
+  }
+}
+
+// Bits of the code for these counts (the estimate that picks k).
+std::uint64_t coded_bits(const std::vector<std::uint64_t>& freq) {
+  const auto len = huffman_lengths(freq, kMaxCodeBits);
+  std::uint64_t bits = 0;
+  for (std::size_t i = 0; i < freq.size(); ++i) bits += freq[i] * len[i];
+  return bits;
+}
+
+struct TableCode {
+  std::uint32_t k = 1;
+  bool runs = false;
+  std::vector<std::uint64_t> symbols;  // symbol keys (below), ascending
+  std::vector<std::uint8_t> lengths;
+  std::vector<std::uint32_t> codes;
+  TupleMap number;  // symbol key -> symbol number
+};
+
+// The symbols of the positions [p0, p1) of one unit, in order: tuples of k entries,
+// and with `runs` a tuple repeated r = 2^j times (r as large as the run allows, r k <=
+// the unit's positions) as one symbol. Symbol key: the tuple, j at bit 56.
+template <class Emit>
+void parse_unit(const Entries& e, std::uint32_t k, bool runs, std::uint64_t p0, std::uint64_t p1, std::uint32_t unit,
+                Emit&& emit) {
+  const std::uint64_t t1 = (p1 + k - 1) / k, most = unit / k;
+  for (std::uint64_t t = p0 / k; t < t1;) {
+    const std::uint64_t key = e.tuple(t, k);
+    std::uint64_t run = 1;
+    if (runs)
+      while (t + run < t1 && run < most && e.tuple(t + run, k) == key) ++run;
+    const unsigned j = static_cast<unsigned>(std::bit_width(run) - 1);
+    emit(key | static_cast<std::uint64_t>(j) << 56);
+    t += std::uint64_t{1} << j;
+  }
+}
+
+// Counts of the symbols; with `sample`, those of every 16th unit only.
+TupleMap count_symbols(const Entries& e, std::uint32_t k, bool runs, std::uint32_t unit, bool sample) {
+  TupleMap m;
+  for (std::uint64_t p0 = 0, u = 0; p0 < e.n; p0 += unit, ++u) {
+    if (sample && u % 16 != 0) continue;
+    parse_unit(e, k, runs, p0, std::min<std::uint64_t>(p0 + unit, e.n), unit, [&](std::uint64_t key) { ++m[key]; });
+  }
+  return m;
+}
+
+// The code of a table: the tuple size k (1, 2, 4, 8 entries, k W <= 8 bytes) and runs
+// or not (runs: k W <= 6 bytes) whose estimated size, code table included, is least
+// (ties: the first tried), then the exact counts of its symbols and their canonical
+// Huffman code.
+std::expected<TableCode, TableError> make_code(const Entries& e, std::uint32_t unit) {
+  TableCode c;
+  const bool sample = e.n > (1u << 22);
+  std::uint64_t best = ~0ull;
+  TupleMap counts;
+  for (std::uint32_t k = 1; k <= 8 && k * e.width <= 8 && k <= unit; k *= 2)
+    for (const bool runs : {false, true}) {
+      if (runs && k * e.width > 6) continue;
+      TupleMap m = count_symbols(e, k, runs, unit, sample);
+      if (m.size() > kMaxSymbols) continue;
+      std::vector<std::uint64_t> freq;
+      m.each([&](std::uint64_t, std::uint64_t n) { freq.push_back(n); });
+      const std::uint64_t bits = coded_bits(freq) + 8 * m.size() * (2 + k * e.width);
+      if (bits < best) {
+        best = bits;
+        c.k = k;
+        c.runs = runs;
+        counts = std::move(m);
+      }
+    }
+  if (best == ~0ull)
+    return std::unexpected(TableError{TableError::Internal, "more than " + std::to_string(kMaxSymbols) + " distinct values"});
+  if (sample) counts = count_symbols(e, c.k, c.runs, unit, false);
+  counts.each([&](std::uint64_t key, std::uint64_t) { c.symbols.push_back(key); });
+  if (c.symbols.empty()) c.symbols.push_back(0);  // an empty table: one symbol, never used
+  std::sort(c.symbols.begin(), c.symbols.end());
+  std::vector<std::uint64_t> freq(c.symbols.size());
+  for (std::size_t s = 0; s < c.symbols.size(); ++s) {
+    freq[s] = std::max<std::uint64_t>(1, counts[c.symbols[s]]);
+    c.number[c.symbols[s]] = s;
+  }
+  c.lengths = huffman_lengths(freq, kMaxCodeBits);
+  // Canonical codes: by (length, symbol number), each the previous plus one, shifted
+  // left at each longer length.
+  std::vector<std::size_t> order(c.symbols.size());
+  for (std::size_t s = 0; s < order.size(); ++s) order[s] = s;
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return c.lengths[a] < c.lengths[b]; });
+  c.codes.assign(c.symbols.size(), 0);
+  std::uint32_t code = 0, len = c.lengths[order[0]];
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::uint32_t l = c.lengths[order[i]];
+    if (i > 0) code = (code + 1) << (l - len);
+    len = l;
+    c.codes[order[i]] = code;
+  }
+  return c;
+}
+
+// Block b of the layout in format.h: the starts of its units 1..n-1, then its units.
+std::expected<std::string, TableError> encode_block(const Entries& e, const TableCode& c, const TableHeader& h,
+                                                    std::size_t b) {
+  const std::uint64_t first = static_cast<std::uint64_t>(b) * h.block_positions;
+  const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, e.n - first);
+  const std::uint64_t units = (count + h.unit_positions - 1) / h.unit_positions;
+  std::string data, starts;
+  for (std::uint64_t u = 0; u < units; ++u) {
+    if (u > 0) {
+      if (data.size() > 0xFFFF) return std::unexpected(TableError{TableError::Internal, "a block's units exceed 64 KiB"});
+      put16(starts, static_cast<std::uint16_t>(data.size()));
+    }
+    const std::uint64_t p0 = first + u * h.unit_positions;
+    const std::uint64_t p1 = std::min<std::uint64_t>(p0 + h.unit_positions, e.n);
+    std::uint64_t acc = 0;
+    unsigned bits = 0;
+    parse_unit(e, c.k, c.runs, p0, p1, h.unit_positions, [&](std::uint64_t key) {
+      const std::size_t s = static_cast<std::size_t>(c.number.get(key));
+      acc = acc << c.lengths[s] | c.codes[s];
+      bits += c.lengths[s];
+      while (bits >= 8) {
+        bits -= 8;
+        data += static_cast<char>((acc >> bits) & 0xFF);
+      }
+    });
+    if (bits > 0) data += static_cast<char>((acc << (8 - bits)) & 0xFF);
+  }
+  return starts + data;
+}
+
+// The header bytes [0, H) of the layout in format.h (the code included).
+std::string encode_header(const TableHeader& h) {
+  std::string code;
+  code += static_cast<char>(h.tuple);
+  std::uint8_t longest = 0;
+  for (const std::uint8_t l : h.code_lengths) longest = std::max(longest, l);
+  code += static_cast<char>(longest);
+  put16(code, static_cast<std::uint16_t>(h.code_lengths.size()));
+  for (const std::uint8_t l : h.code_lengths) code += static_cast<char>(l);
+  for (const std::uint8_t j : h.symbol_runs) code += static_cast<char>(j);
+  for (const std::uint16_t x : h.symbol_values) {
+    if (h.value_width == 1) code += static_cast<char>(x);
+    else put16(code, x);
+  }
+  std::string s(kMagic, 8);
+  put32(s, kFormatVersion);
+  put32(s, static_cast<std::uint32_t>(kFixedHeaderBytes + h.variant.size() + h.generator.size() + code.size()));
+  put32(s, h.kind);
+  put32(s, h.pits);
+  put64(s, h.state);
+  put32(s, h.seeds);
+  put32(s, h.index_version);
+  put32(s, static_cast<std::uint32_t>(h.filter_from));
+  put32(s, static_cast<std::uint32_t>(h.filter_to));
+  put64(s, h.positions);
+  put32(s, h.value_width);
+  put32(s, h.unit_positions);
+  put32(s, h.block_positions / h.unit_positions);
+  put32(s, h.subset_crc);
+  put64(s, h.subset_size);
+  put64(s, h.subset_bytes);
+  put16(s, static_cast<std::uint16_t>(h.variant.size()));
+  put16(s, static_cast<std::uint16_t>(h.generator.size()));
+  put32(s, static_cast<std::uint32_t>(h.content));
+  put32(s, static_cast<std::uint32_t>(h.block_count));
+  put32(s, static_cast<std::uint32_t>(code.size()));
+  s += h.variant;
+  s += h.generator;
+  s += code;
+  return s;
+}
+}  // namespace
+
+std::expected<void, TableError> write_table(const fs::path& path, const Variant& v, const ClassKey& key,
+                                            const std::vector<std::uint8_t>& value_bytes, int value_width,
+                                            int zstd_level, const std::vector<Index>* subset, int threads,
+                                            TableContent content) {
+  TableHeader h;
+  h.variant = v.name();
+  h.kind = static_cast<std::uint32_t>(v.kind());
+  h.pits = static_cast<std::uint32_t>(v.pits());
+  h.state = key.state;
+  h.seeds = static_cast<std::uint32_t>(key.seeds);
+  const IndexFilter f = v.index_filter(key);
+  h.filter_from = f.zero_from;
+  h.filter_to = f.zero_to;
+  h.value_width = static_cast<std::uint32_t>(value_width);
+  h.positions = value_bytes.size() / static_cast<std::size_t>(value_width);
+  h.content = content;
+  h.generator = "mancala-tb " MANCALA_VERSION_STRING;
+  if (h.variant.empty() || h.variant.size() > kMaxNameBytes)
+    return std::unexpected(TableError{TableError::Internal, "variant name '" + h.variant + "' does not fit a table header"});
+  const Entries e{value_bytes, h.value_width, h.positions};
+  auto code = make_code(e, h.unit_positions);
+  if (!code) return std::unexpected(code.error());
+  h.tuple = code->k;
+  h.code_lengths = code->lengths;
+  for (const std::uint64_t s : code->symbols) {
+    h.symbol_runs.push_back(code->runs ? static_cast<std::uint8_t>(s >> 56) : 0);  // k W = 8 bytes: no runs, no j
+    for (std::uint32_t j = 0; j < code->k; ++j) h.symbol_values.push_back(static_cast<std::uint16_t>(s >> (8 * h.value_width * j)));
+  }
+  h.block_count = (h.positions + h.block_positions - 1) / h.block_positions;
+  if (h.block_count > 0xFFFFFFFFull) return std::unexpected(TableError{TableError::Internal, "too many blocks for a table"});
+  const std::size_t blocks = static_cast<std::size_t>(h.block_count);
+  std::vector<std::uint64_t> offsets(blocks + 1, 0);
+  std::vector<std::uint32_t> crcs(blocks, 0);
+  const std::size_t head_bytes = encode_header(h).size() + 4 + 12 * blocks + 8;  // + its CRC, offsets, CRCs
+
+  // The blocks are coded a window at a time (kWindow per thread, each thread taking
+  // the next block of the window), then written in order: the same bytes as one
+  // thread, the window only in memory. The header, offsets and CRCs go last.
+  const std::size_t T = static_cast<std::size_t>(std::max(threads, 1));
+  constexpr std::size_t kWindow = 64;
+  const std::size_t window = kWindow * T;
+  std::vector<std::expected<std::string, TableError>> buf(std::min(window, std::max<std::size_t>(blocks, 1)));
+
+  return replace_file(path, [&](int fd, const FileSink& write) -> std::expected<void, TableError> {
+    if (auto w = write(std::string(head_bytes, '\0')); !w) return w;
+    std::uint64_t written = 0;
+    for (std::size_t w0 = 0; w0 < blocks; w0 += window) {
+      const std::size_t w1 = std::min(blocks, w0 + window);
+      std::atomic<std::size_t> next{w0};
+      auto coder = [&] {
+        for (std::size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < w1;) {
+          buf[k - w0] = encode_block(e, *code, h, k);
+          if (buf[k - w0]) crcs[k] = crc32(buf[k - w0]->data(), buf[k - w0]->size());
+        }
+      };
+      {
+        std::vector<std::jthread> helpers;
+        for (std::size_t t = 1; t < std::min(T, w1 - w0); ++t) helpers.emplace_back(coder);
+        coder();
+      }  // joined
+      for (std::size_t k = w0; k < w1; ++k) {
+        if (!buf[k - w0]) return std::unexpected(buf[k - w0].error());
+        if (auto w = write(*buf[k - w0]); !w) return w;
+        written += buf[k - w0]->size();
+        offsets[k + 1] = written;
+      }
+    }
+    if (subset) {
+      const std::string raw = encode_position_list(*subset);
+      std::vector<char> out(ZSTD_compressBound(raw.size()));
+      const std::size_t got = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(), zstd_level);
+      if (ZSTD_isError(got)) return std::unexpected(TableError{TableError::Internal, std::string("zstd: ") + ZSTD_getErrorName(got)});
+      h.subset_size = subset->size();
+      h.subset_bytes = got;
+      h.subset_crc = crc32(out.data(), got);
+      if (auto w = write(std::string(out.data(), got)); !w) return w;
+    }
+    if (auto w = write(std::string(8, '\0')); !w) return w;
+    std::string head = encode_header(h);
+    put32(head, crc32(head.data(), head.size()));
+    for (const std::uint64_t o : offsets) put64(head, o);
+    for (const std::uint32_t c : crcs) put32(head, c);
+    if (head.size() != head_bytes) return std::unexpected(TableError{TableError::Internal, "table header size changed while writing"});
+    if (::lseek(fd, 0, SEEK_SET) != 0) return std::unexpected(io_error(path, "cannot seek back to the header while writing"));
+    return write(head);
+  });
+}
+std::expected<void, Error> replace_file(const fs::path& path,
+                                        const std::function<std::expected<void, Error>(int, const FileSink&)>& fill) {
+  // Atomic write: temporary, write, fsync, close, rename, fsync the folder; every
+  // result checked (a full disk may only show at fsync or close).
+  const fs::path tmp = path.string() + ".tmp." + std::to_string(getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return std::unexpected(io_error(tmp, "cannot create"));
+  const FileSink sink = [&](const std::string& bytes) -> std::expected<void, Error> {
+    if (!write_all(fd, bytes)) return std::unexpected(io_error(tmp, "cannot write"));
+    return {};
+  };
+  auto filled = fill(fd, sink);
+  if (filled && ::fsync(fd) != 0) filled = std::unexpected(io_error(tmp, "cannot write"));
+  if (!filled) {
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return filled;
+  }
+  if (::close(fd) != 0) {
+    auto err = io_error(tmp, "cannot close");
+    ::unlink(tmp.c_str());
+    return std::unexpected(err);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    auto err = io_error(path, "cannot rename into place");
+    ::unlink(tmp.c_str());
+    return std::unexpected(err);
+  }
+  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) return std::unexpected(io_error(dir, "cannot open the folder to sync it"));
+  if (::fsync(dfd) != 0) {
+    auto err = io_error(dir, "cannot sync the folder");
+    ::close(dfd);
+    return std::unexpected(err);
+  }
+  if (::close(dfd) != 0) return std::unexpected(io_error(dir, "cannot close the folder"));
+  return {};
+}
+
+// ---- Folder lock --------------------------------------------------------------
+
+std::expected<FolderLock, TableError> FolderLock::acquire(const fs::path& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return std::unexpected(TableError{TableError::Io, dir.string() + ": cannot create folder: " + ec.message()});
+  const fs::path path = dir / kLockFileName;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return std::unexpected(io_error(path, "cannot create the lock file"));
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      char pid[32] = {};
+      const ssize_t r = ::pread(fd, pid, sizeof pid - 1, 0);
+      ::close(fd);
+      if (err != EWOULDBLOCK) return std::unexpected(io_error(path, "cannot lock", err));
+      std::string owner = r > 0 ? std::string(pid, static_cast<std::size_t>(r)) : std::string();
+      while (!owner.empty() && (owner.back() == '\n' || owner.back() == ' ')) owner.pop_back();
+      return std::unexpected(TableError{TableError::Io, dir.string() + ": in use by another generate" +
+                                                            (owner.empty() ? std::string() : " (process " + owner + ")") +
+                                                            " (lock file " + path.string() + ")"});
+    }
+    // The previous owner may have removed the file between our open and flock:
+    // then we hold a lock on a file no one else sees; start again.
+    struct stat a {}, b {};
+    if (::fstat(fd, &a) != 0 || ::stat(path.c_str(), &b) != 0 || a.st_ino != b.st_ino || a.st_dev != b.st_dev) {
+      ::close(fd);
+      continue;
+    }
+    const std::string pid = std::to_string(getpid()) + "\n";
+    if (::ftruncate(fd, 0) != 0 || !write_all(fd, pid)) {
+      auto err = io_error(path, "cannot write the lock file");
+      ::close(fd);
+      return std::unexpected(err);
+    }
+    return FolderLock(fd, path);
+  }
+  return std::unexpected(TableError{TableError::Io, path.string() + ": the lock file keeps changing"});
+}
+
+FolderLock::~FolderLock() {
+  if (fd_ < 0) return;
+  // Remove while still locked, so a waiting process that opened this file notices
+  // (its inode check fails) and takes a fresh one.
+  ::unlink(path_.c_str());
+  ::close(fd_);
+}
+
+}  // namespace mancala
