@@ -26,7 +26,8 @@ done
 mkdir -p "$WORK"
 fmt() { awk -v x="$1" 'BEGIN { if (x >= 1e6) printf "%.2f M", x / 1e6; else printf "%.0f k", x / 1e3 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "1/%.1f", a / b }'; }
-rows="" sizes="" mem=""
+rows="" crows="" sizes="" mem=""
+load=$(cut -d' ' -f1 /proc/loadavg)
 for seeds in $SEEDS; do
   dir=$WORK/oware-$seeds
   if ! "$TB" info "$dir" > /dev/null 2>&1 || [ ! -f "$dir/oware.$seeds.0000000000000000.mtb" ]; then
@@ -38,8 +39,10 @@ for seeds in $SEEDS; do
   bytes=$(sed -E 's/.* positions, ([0-9]+) bytes.*/\1/' <<<"$tables")
   sizes+="| up to $seeds | $positions | $bytes | $(awk -v b="$bytes" -v n="$positions" 'BEGIN { printf "%.3f", b / n }') |"$'\n'
   for t in 1 2 8; do
-    read -r _ _ _ array _ pits _ text _ probe <<<"$("$BUILD/bench/probe_rate_c" "$dir" "$WORK/positions.txt" "$t" "$positions")"
+    read -r _ _ _ array _ pits _ text _ probe _ _ carray _ cpits _ ctext _ cprobe \
+      <<<"$("$BUILD/bench/probe_rate_c" "$dir" "$WORK/positions.txt" "$t" "$positions")"
     rows+="| up to $seeds | $t | $(fmt "$array") | $(fmt "$pits") ($(ratio "$array" "$pits")) | $(fmt "$text") ($(ratio "$array" "$text")) | $(fmt "$probe") ($(ratio "$array" "$probe")) |"$'\n'
+    crows+="| up to $seeds | $t | $(fmt "$carray") | $(fmt "$cpits") ($(ratio "$carray" "$cpits")) | $(fmt "$ctext") ($(ratio "$carray" "$ctext")) | $(fmt "$cprobe") ($(ratio "$carray" "$cprobe")) |"$'\n'
   done
   /usr/bin/time -f "rss %M" "$BUILD/bench/probe_rate_c" "$dir" "$WORK/positions.txt" 8 0 > /dev/null 2> "$WORK/time.txt"
   rss=$(sed -n 's/^rss //p' "$WORK/time.txt")
@@ -51,8 +54,8 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
   echo "# Random probes: values and full probes through the C API"
   echo
   echo "Made by \`bash scripts/bench_probe.sh\` (SEEDS=\"$SEEDS\" COUNT=$COUNT) on $(date -u +%Y-%m-%d),"
-  echo "$cpu, $(nproc) cores shared with other jobs (other sessions were building and testing"
-  echo "at the same time: differences under about 30 % are noise). Table format version 4"
+  echo "$cpu, $(nproc) cores (load average $load when it started: above 0, other jobs shared"
+  echo "the machine, and the CPU-time table below is the one that holds). Table format version 4"
   echo "(docs/format.md): values in units of 256 positions coded by a per-file Huffman code,"
   echo "decoded in place from the memory-mapped files. The program \`bench/probe_rate_c.c\`"
   echo "links libmancala_probe as an engine does and runs every figure of a row in one"
@@ -61,7 +64,7 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
   echo "shared handle."
   echo
   echo "- **array**: random one-byte reads from an in-memory array of one byte a position of"
-  echo "  the tables (the same size as the values uncompressed), the same number of reads;"
+  echo "  the tables (the same size as the values uncompressed), 20 million a thread;"
   echo "- **values, numbers**: \`mtb_value_pits\` (the position as numbers, as an engine holds it);"
   echo "- **values, text**: \`mtb_value\` (the position as text: parsing included);"
   echo "- **full probes**: \`mtb_probe\` (the value and every move's value, as text)."
@@ -71,6 +74,13 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
   echo "| Oware | threads | array | values, numbers | values, text | full probes |"
   echo "|---|---|---|---|---|---|"
   printf '%s' "$rows"
+  echo
+  echo "The same calls per second of the process's CPU time (what the calls cost, whatever"
+  echo "else ran on the machine):"
+  echo
+  echo "| Oware | threads | array | values, numbers | values, text | full probes |"
+  echo "|---|---|---|---|---|---|"
+  printf '%s' "$crows"
   echo
   echo "Targets (issue 31): values from numbers at least 1/10 of the array's rate, from text and"
   echo "full probes at least 1/40. With 8 threads on 2 cores, the threads share the cores."

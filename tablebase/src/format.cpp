@@ -179,15 +179,6 @@ void put32(std::string& s, std::uint32_t v) {
 void put64(std::string& s, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) s += static_cast<char>((v >> (8 * i)) & 0xFF);
 }
-std::uint16_t get16(const unsigned char* p) { return static_cast<std::uint16_t>(p[0] | p[1] << 8); }
-std::uint32_t get32(const unsigned char* p) {
-  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 | static_cast<std::uint32_t>(p[2]) << 16 |
-         static_cast<std::uint32_t>(p[3]) << 24;
-}
-std::uint64_t get64(const unsigned char* p) {
-  return static_cast<std::uint64_t>(get32(p)) | static_cast<std::uint64_t>(get32(p + 4)) << 32;
-}
-
 // ---- Reading ----------------------------------------------------------------
 
 namespace {

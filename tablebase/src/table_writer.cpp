@@ -162,9 +162,16 @@ std::vector<std::uint8_t> huffman_lengths(const std::vector<std::uint64_t>& freq
   }
 }
 
+// The longest code the writer makes for m symbols: kFastCodeBits (the reader's decode
+// table then has 2^12 entries, 32 KiB: it stays in the cache), more only where m
+// symbols need more.
+unsigned code_limit(std::size_t m) {
+  return std::max<unsigned>(kFastCodeBits, static_cast<unsigned>(std::bit_width(std::max<std::size_t>(m, 2) - 1)));
+}
+
 // Bits of the code for these counts (the estimate that picks k).
 std::uint64_t coded_bits(const std::vector<std::uint64_t>& freq) {
-  const auto len = huffman_lengths(freq, kMaxCodeBits);
+  const auto len = huffman_lengths(freq, code_limit(freq.size()));
   std::uint64_t bits = 0;
   for (std::size_t i = 0; i < freq.size(); ++i) bits += freq[i] * len[i];
   return bits;
@@ -242,7 +249,7 @@ std::expected<TableCode, TableError> make_code(const Entries& e, std::uint32_t u
     freq[s] = std::max<std::uint64_t>(1, counts[c.symbols[s]]);
     c.number[c.symbols[s]] = s;
   }
-  c.lengths = huffman_lengths(freq, kMaxCodeBits);
+  c.lengths = huffman_lengths(freq, code_limit(freq.size()));
   // Canonical codes: by (length, symbol number), each the previous plus one, shifted
   // left at each longer length.
   std::vector<std::size_t> order(c.symbols.size());

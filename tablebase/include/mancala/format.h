@@ -49,7 +49,8 @@
 // symbol is a tuple repeated r = 2^j times (r k <= U; the writer takes the longest
 // run of equal tuples it can, j = 0 when it codes without runs), and the symbols are
 // coded by a canonical Huffman code:
-//   1 byte k; 1 byte L, the longest code (0 only when there is one symbol);
+//   1 byte k; 1 byte L, the longest code (0 only when there is one symbol; at most
+//   kMaxCodeBits; the writer keeps L <= kFastCodeBits = 12 where the symbols allow);
 //   2 bytes M, the symbols (1 <= M <= kMaxSymbols);
 //   M bytes: the code length of each symbol (1..L; 0 for a lone symbol);
 //   M bytes: j of each symbol;
@@ -71,7 +72,7 @@
 // Position i is offset (i mod U) of unit (i mod B) / U of block i / B. A probe
 // verifies a block's CRC the first time it touches it (one bit a block remembers it),
 // then decodes in place: it skips the symbols before its position by table lookups
-// (all the whole codes of the next 11 to 16 bits a lookup) and reads its value in the
+// (all the whole codes of the next max(L, 11) bits a lookup, in a table of 32 KiB at L = 12) and reads its value in the
 // symbol that covers it: value (x mod k) of the tuple, x its offset in the symbol.
 //
 // Position i of the table is the one with ClassIndex rank i. A reachable-set table
@@ -123,6 +124,9 @@ constexpr std::uint32_t kMaxUnitPositions = 4096;
 constexpr std::uint32_t kMaxBlockPositions = 1u << 15;  // 16 bits each: a block's part fits u16 starts
 constexpr std::uint32_t kMaxSymbols = 65535;
 constexpr std::uint32_t kMaxCodeBits = 16;
+// The longest code the writer makes when the symbols allow (at most 4096 symbols): the
+// reader's decode table has 2^max(L, 11) entries of 8 bytes, 32 KiB at L = 12.
+constexpr std::uint32_t kFastCodeBits = 12;
 constexpr std::uint32_t kMaxNameBytes = 64;
 constexpr std::uint32_t kFixedHeaderBytes = 104;
 
@@ -189,9 +193,14 @@ std::uint32_t crc32(const void* data, std::size_t n);
 void put16(std::string& s, std::uint16_t v);
 void put32(std::string& s, std::uint32_t v);
 void put64(std::string& s, std::uint64_t v);
-std::uint16_t get16(const unsigned char* p);
-std::uint32_t get32(const unsigned char* p);
-std::uint64_t get64(const unsigned char* p);
+inline std::uint16_t get16(const unsigned char* p) { return static_cast<std::uint16_t>(p[0] | p[1] << 8); }
+inline std::uint32_t get32(const unsigned char* p) {
+  return static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[1]) << 8 | static_cast<std::uint32_t>(p[2]) << 16 |
+         static_cast<std::uint32_t>(p[3]) << 24;
+}
+inline std::uint64_t get64(const unsigned char* p) {
+  return static_cast<std::uint64_t>(get32(p)) | static_cast<std::uint64_t>(get32(p + 4)) << 32;
+}
 
 // The position list of a reachable-set table (layout above), decoded with every
 // check (varint length and minimality, strictly increasing ranks below `full_size`,
