@@ -154,6 +154,7 @@ Result<ClusterPlan> plan_distributed(const mpi::communicator& comm, const Varian
 
   // Where the solved classes live: sharded when every rank sees the folder.
   if (root) Shards::remove_all(opt.out);  // a killed run's
+  if (root && !opt.resume) ClassCheckpoint::remove_all(opt.out);  // a killed run's, not resumed
   if (opt.lower != ClusterGenerateOptions::Lower::Replicated) {
     plan.sharded = Shards::shared_folder(comm, opt.out, opt.solve.wait);
     if (!plan.sharded && opt.lower == ClusterGenerateOptions::Lower::Sharded)
@@ -237,7 +238,16 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
       }
       shards->set_cache_bytes(cache);
     }
+    // Sharded: checkpoints inside the class (every rank sees the folder).
+    std::optional<ClassCheckpoint> checkpoint;
+    if (shards && opt.checkpoint_seconds >= 0) {
+      checkpoint.emplace(comm, opt.out, table_file_name(v.name(), key), index.size(), opt.checkpoint_seconds, opt.resume,
+                         opt.solve.wait);
+      if (root && opt.on_line) checkpoint->on_line = [&, number](const std::string& s) { line(tag(number, key) + ": " + s); };
+    }
+    sopt.checkpoint = checkpoint ? &*checkpoint : nullptr;
     auto slice = solve_class_distributed(comm, v, index, solved, sopt, st);
+    sopt.checkpoint = nullptr;
     if (!slice) return fail_with(slice.error().code, "class " + to_string(key, v.pits()) + ": " + slice.error().message);
     st.positions += root ? index.size() : 0;
     if (!shards || index.size() * width < whole_below) return gather_class(comm, v, index, *slice, sopt, st);
@@ -309,6 +319,7 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     }
     manifest.done.push_back(entry);
     if (auto w = write_manifest(manifest_file, manifest); !w) return std::unexpected(w.error());
+    if (shards) ClassCheckpoint::remove(opt.out, entry.file);  // the class is done
     st.seconds_writing += since(tw);
     if (loaded) line(tag(number, entry.key) + ": loaded, " + std::to_string(cls.size()) + " positions");
     else
@@ -341,7 +352,10 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     wait("barrier (end)");
     MPI_Barrier(MPI_Comm(comm));
     wait(nullptr);
-    if (root) Shards::remove_all(opt.out);
+    if (root) {
+      Shards::remove_all(opt.out);
+      ClassCheckpoint::remove_all(opt.out);
+    }
   }
 
   // Sum the traffic over ranks (rank 0 gets the totals).
