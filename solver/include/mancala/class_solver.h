@@ -166,12 +166,20 @@ class ClassSolver {
 
   // This rank's slice of the values, in the byte layout of ClassValues.
   Result<Bytes> run(Method method, SolveStats* stats) {
+    if (opt_.best_exits) {
+      opt_.best_exits->clear();
+      if (ranks_ == 1 && method != Method::Acyclic) {
+        opt_.best_exits->assign(static_cast<std::size_t>(n_), kExitNone);
+        best_exit_ = opt_.best_exits->data();
+      }
+    }
     Result<Bytes> out;
     switch (method) {
       case Method::Acyclic: out = acyclic(); break;
       case Method::Levels: out = levels(); break;
       case Method::Sweeps: out = sweeps(); break;
     }
+    if (best_exit_ && (!out || exit_too_wide_.load())) opt_.best_exits->clear();
     if (stats) {
       stats->sweeps = rounds_;
       stats->positions = n_;
@@ -247,6 +255,12 @@ class ClassSolver {
   // A value in the byte layout of ClassValues.
   static Value read_value(const std::uint8_t* b, int width) {
     return width == 1 ? Value{static_cast<std::int8_t>(b[0])} : static_cast<Value>(static_cast<std::uint16_t>(b[0] | (b[1] << 8)));
+  }
+  // Keeps position u's best exit e (kNone: none) for SolveOptions::best_exits.
+  void keep_exit(Index u, Value e) {
+    if (!best_exit_) return;
+    if (e != kNone && (e <= kExitNoMove || e > std::numeric_limits<std::int8_t>::max())) exit_too_wide_.store(true);
+    best_exit_[static_cast<std::size_t>(u)] = e == kNone ? kExitNone : static_cast<std::int8_t>(e);
   }
   // Value of an exit, or kNone after fail().
   Value exit_value(const Child& c, Context& ctx) {
@@ -1226,6 +1240,7 @@ class ClassSolver {
       rules_.Rules::children(p, ctx.kids);
     }
     if (ctx.kids.empty()) {
+      if (first && best_exit_) best_exit_[static_cast<std::size_t>(u)] = kExitNoMove;
       const Value v = rules_.Rules::terminal_value(p);
       return settle<C>(u, old, first, v, kNone, kNone, true, ctx);
     }
@@ -1281,6 +1296,7 @@ class ClassSolver {
           base = std::max(base, x);
         }
       }
+      if (first) keep_exit(u, base);
       return settle<C>(u, old, first, base, best, upper, final, ctx);
     }
   }
@@ -1576,11 +1592,13 @@ class ClassSolver {
   void init(Index u, const Position& p, Context& ctx) {
     rules_.Rules::children(p, ctx.kids);
     if (ctx.kids.empty()) {
+      if (best_exit_) best_exit_[static_cast<std::size_t>(u)] = kExitNoMove;
       decide<C>(u, rules_.Rules::terminal_value(p), &p, nullptr, ctx);
       return;
     }
     const Value e = exits_of(ctx.kids, true, ctx);
     if (stopped()) return;
+    keep_exit(u, e);
     std::sort(ctx.ranks.begin(), ctx.ranks.end());
     const auto distinct = static_cast<std::size_t>(std::unique(ctx.ranks.begin(), ctx.ranks.end()) - ctx.ranks.begin());
     if (distinct == 0) {
@@ -1696,6 +1714,8 @@ class ClassSolver {
   Error error_;
   Tally tally_;
   std::atomic<std::uint64_t> done_{0}, in_moves_{0}, exits_{0};
+  std::int8_t* best_exit_ = nullptr;  // SolveOptions::best_exits, while it is filled
+  std::atomic<bool> exit_too_wide_{false};
   int rounds_ = 0;
 
   // Acyclic: the values (kUnset until known).
