@@ -45,12 +45,16 @@ class DistanceSolver {
     if (auto e = stopped()) return std::unexpected(*e);
     levels();
     if (auto e = stopped()) return std::unexpected(*e);
-    std::vector<std::uint8_t> out(static_cast<std::size_t>(n_) * 2);
-    for (std::size_t i = 0; i < dist_.size(); ++i) {
+    for (std::size_t i = 0; i < dist_.size(); ++i)
       if (dist_[i] == 0 && values_.get(i) != 0 && behind_[i] != kGameOver)
         return fail_with(Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + ": position " +
                                               std::to_string(i) + " worth " + std::to_string(values_.get(i)) +
                                               " has no distance (the values are not those of the class)");
+    std::vector<std::uint8_t>().swap(behind_);  // the result beside the distances alone (distance_bytes)
+    std::vector<std::uint32_t>().swap(first_);
+    std::vector<std::uint32_t>().swap(parents_);
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(n_) * 2);
+    for (std::size_t i = 0; i < dist_.size(); ++i) {
       out[2 * i] = static_cast<std::uint8_t>(dist_[i] & 0xFF);
       out[2 * i + 1] = static_cast<std::uint8_t>(dist_[i] >> 8);
     }

@@ -165,7 +165,12 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
       return e;
     };
     const auto tc = clock::now();
-    const std::uint64_t solving = solver_bytes(v, key, index.size(), opt.method);
+    // With distances: the value solve keeps a best exit a position, then the distances
+    // take their arrays beside the class's values.
+    const std::uint64_t solving =
+        with_distances ? std::max(solver_bytes(v, key, index.size(), opt.method) + index.size(),
+                                  (1 + 1) * std::uint64_t{index.size()} + distance_bytes(index.size()))
+                       : solver_bytes(v, key, index.size(), opt.method);
     // Under a budget, whether the whole lower classes leave room for a class that needs
     // `need` bytes (and the smallest page cache).
     auto room_for = [&](std::uint64_t need) {
