@@ -229,7 +229,7 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     const ClassKey key = index.key();
     if (shards) {
       // This rank's budget: its share of the class's arrays, then the page cache
-      // (4-64 MiB), then the sweeps' kept ranks.
+      // (4-32 MiB), then the sweeps' kept ranks.
       const std::uint64_t arrays = slice_bytes(v, key, index.size(), so.method, static_cast<std::uint64_t>(K));
       std::uint64_t cache = Shards::kMaxCacheBytes;
       if (opt.memory_bytes) {

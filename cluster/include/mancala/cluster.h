@@ -109,7 +109,11 @@ std::shared_ptr<ClassValues> gather_class(const boost::mpi::communicator& comm, 
 class Shards {
  public:
   static constexpr std::uint64_t kMinCacheBytes = std::uint64_t{4} << 20;
-  static constexpr std::uint64_t kMaxCacheBytes = std::uint64_t{64} << 20;
+  // At most 32 MiB: the 64 MiB a rank has beside its share of the class (the bound
+  // (1.25 bytes x largest class) / K + 64 MiB) also holds the process (MPI, TBB: about
+  // 16 MiB) and a round's notices. Oware up to 20 on 2 ranks, a 64 MiB cache: rank 1
+  // peaked at 141 MiB against a bound of 112 (its cache at 56 MiB).
+  static constexpr std::uint64_t kMaxCacheBytes = std::uint64_t{32} << 20;
   // Smaller classes are all-gathered whole onto every rank even when sharding: a
   // shard file costs a file creation and two barriers (Kotu-baendum up to 4 seeds,
   // 225 classes of at most 2,730 positions, 1 rank: 21.6 s sharded, 8.5 s replicated).
