@@ -256,6 +256,12 @@ class ClassSolver {
   static Value read_value(const std::uint8_t* b, int width) {
     return width == 1 ? Value{static_cast<std::int8_t>(b[0])} : static_cast<Value>(static_cast<std::uint16_t>(b[0] | (b[1] << 8)));
   }
+  // SolveOptions::best_exits left empty (a class resumed from a checkpoint does not play pass 0).
+  void drop_exits() {
+    if (!best_exit_) return;
+    best_exit_ = nullptr;
+    opt_.best_exits->clear();
+  }
   // Keeps position u's best exit e (kNone: none) for SolveOptions::best_exits.
   void keep_exit(Index u, Value e) {
     if (!best_exit_) return;
@@ -970,6 +976,7 @@ class ClassSolver {
       // the ghosts (this rank's partition may differ from the checkpoint's) are
       // listed again from their in-class children.
       round = done + 1;
+      drop_exits();  // sweep 0 is not run again
       undecided = 0;
       for (Index u = 0; u < local_; ++u)
         if (!sc_.is_final(codes[static_cast<std::size_t>(u)])) {
@@ -1400,6 +1407,7 @@ class ClassSolver {
     outbox_.assign(K, {});
     int t = tr_.resume(Method::Levels, bytes_of(codes), sizeof(C));
     if (t >= 0) {
+      drop_exits();  // pass 0 is not run again
       // A checkpoint: the levels still to search are those the codes wait at, and the
       // best exits of undecided positions (a level none is left at would change nothing).
       for (const C c : codes)
