@@ -5,7 +5,9 @@
 #   scripts/bench_cluster.sh BUILD_DIR WORK_DIR VARIANT MAX_SEEDS [MEMORY_MB] [NPS]
 #
 # Prints one line per run: ranks, the largest rank's peak RSS (GNU time of each rank),
-# the bound (1.25 bytes x largest class) / K + 64 MiB, and mancala-tb-mpi's --stats.
+# rank 0's and the largest of the others' (rank 0 alone reads a class whole to write
+# its file), the bound (1.25 bytes x largest class) / K + 64 MiB, and mancala-tb-mpi's
+# --stats. The runs' logs stay in WORK_DIR (log-K-VARIANT-SEEDS).
 set -euo pipefail
 build=$1 work=$2 v=$3 seeds=$4 mem=${5:-0} nps=${6:-"1 2 4 8"}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -33,7 +35,10 @@ for np in $nps; do
   for f in "$ref"/*.mtb; do cmp -s "$f" "$out/$(basename "$f")" || { echo "DIFFERS: $f"; exit 1; }; done
   largest=$(grep -o 'positions [0-9]*' "$out/$d.manifest" | awk '{ if ($2 > m) m = $2 } END { print m }')
   peak=$(grep -o 'peak [0-9]* KB' "$log" | awk '{ if ($2 > m) m = $2 } END { print m }')
+  peak0=$(grep -o 'rank 0 peak [0-9]* KB' "$log" | awk '{ print $4 }')
+  others=$(grep -o 'rank [1-9][0-9]* peak [0-9]* KB' "$log" | awk '{ if ($4 > m) m = $4 } END { print m + 0 }')
   bound=$(python3 -c "print(round((1.25 * $largest / $np + 64 * 2**20) / 1024))")
-  echo "np $np: largest class $largest, largest rank peak $peak KB, bound $bound KB; $(grep '^stats ranks' "$log")"
+  echo "np $np: largest class $largest, largest rank peak $peak KB (rank 0 $peak0 KB, others at most $others KB)," \
+    "bound $bound KB; $(grep '^stats ranks' "$log")"
   rm -rf "$out"
 done

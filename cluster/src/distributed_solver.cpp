@@ -191,7 +191,7 @@ class Wire {
 class MpiTransport {
  public:
   MpiTransport(const mpi::communicator& comm, const DistributedOptions& opt, ClusterStats& stats)
-      : comm_(comm), wire_(comm, opt, stats), opt_(opt) {}
+      : comm_(comm), wire_(comm, opt, stats), opt_(opt), stats_(stats) {}
   std::uint64_t ranks() const { return static_cast<std::uint64_t>(comm_.size()); }
   std::uint64_t rank() const { return static_cast<std::uint64_t>(comm_.rank()); }
   template <class T>
@@ -213,13 +213,32 @@ class MpiTransport {
   int max(int x, const char* phase) { return wire_.reduce(x, mpi::maximum<int>(), phase); }
   // Test hook: this rank sends itself a signal in the middle of the chosen class.
   void after_first_pass() const {
-    if (opt_.kill_at_class == opt_.class_number) std::raise(opt_.kill_signal);
+    if (opt_.kill_at_class == opt_.class_number && opt_.kill_after_checkpoint <= 0) std::raise(opt_.kill_signal);
+  }
+  // Checkpoints inside the class (ClassCheckpoint), when the class has them.
+  int resume(core::Method m, std::span<std::uint8_t> codes, std::size_t code_bytes) {
+    if (!opt_.checkpoint) return -1;
+    const auto t = clock_type::now();
+    const int step = opt_.checkpoint->resume(method_name(m), codes, code_bytes);
+    stats_.seconds_writing += since(t);
+    return step;
+  }
+  void checkpoint(core::Method m, int step, std::span<const std::uint8_t> codes, std::size_t code_bytes) {
+    if (!opt_.checkpoint) return;
+    const auto t = clock_type::now();
+    const bool saved = opt_.checkpoint->save(method_name(m), step, codes, code_bytes);
+    stats_.seconds_writing += since(t);
+    if (saved && ++saved_ == opt_.kill_after_checkpoint && opt_.kill_at_class == opt_.class_number)
+      std::raise(opt_.kill_signal);
   }
 
  private:
+  static const char* method_name(core::Method m) { return m == core::Method::Levels ? "levels" : "sweeps"; }
   const mpi::communicator& comm_;
   Wire wire_;
   const DistributedOptions& opt_;
+  ClusterStats& stats_;
+  int saved_ = 0;  // checkpoints written in this class
 };
 
 }  // namespace

@@ -52,9 +52,10 @@ constexpr const char* kAbout =
     "DIR/<variant>.manifest (classes, ranks, slices, checksums). Rank 0 writes all files;\n"
     "the other ranks need no access to DIR.";
 constexpr const char* kFooter =
-    "Each finished class is checkpointed (file written atomically, manifest updated), so a\n"
-    "job killed on any rank loses at most the class in progress: rerun the same command with\n"
-    "--resume. Under Slurm: cluster/slurm/generate.sbatch (srun --mpi=pmix).";
+    "Each finished class is checkpointed (file written atomically, manifest updated), and\n"
+    "with sharded lower classes the class in progress every --checkpoint-seconds, so a job\n"
+    "killed on any rank loses little: rerun the same command with --resume (any number of\n"
+    "ranks). Under Slurm: cluster/slurm/generate.sbatch (srun --mpi=pmix).";
 
 struct Command {
   std::string variant;
@@ -132,6 +133,14 @@ std::variant<Command, int> parse(int argc, char** argv) {
       ->type_name("S")
       ->default_val(0)
       ->check(CLI::Range(0, 100000000));
+  gen->add_option("--checkpoint-seconds", c.opt.checkpoint_seconds,
+                  "sharded runs: keep a checkpoint inside the class being solved\n"
+                  "at the first level or sweep boundary S seconds after the last\n"
+                  "(DIR/.mtb-checkpoint.*; --resume goes on from it on any\n"
+                  "number of ranks; 0 = at every boundary, -1 = none)")
+      ->type_name("S")
+      ->default_val(600)
+      ->check(CLI::Range(-1.0, 1e9));
   gen->add_flag("--verbose", c.verbose, "one line per class on stdout (rank 0)");
   gen->add_flag("--stats", c.stats, "traffic summary at the end (rank 0)");
   bool distances = false;
@@ -258,7 +267,8 @@ int main(int argc, char** argv) {
   mpi::communicator world;
   const int rank = world.rank();
   try {
-    // Tests only: "RANK:CLASS" kills that rank (SIGKILL) in the middle of that class,
+    // Tests only: "RANK:CLASS" kills that rank (SIGKILL) in the middle of that class
+    // (after pass 0, or with "RANK:CLASS:cN" after its N-th checkpoint there),
     // "RANK:CLASS:stop" freezes it (SIGSTOP) so that only the watchdog can end the job.
     if (const char* kill = std::getenv("MANCALA_MPI_TEST_KILL")) {
       int r = -1, c = -1;
@@ -266,6 +276,8 @@ int main(int argc, char** argv) {
       if (std::sscanf(kill, "%d:%d:%7s", &r, &c, how) >= 2 && r == rank) {
         cmd.opt.solve.kill_at_class = c;
         cmd.opt.solve.kill_signal = std::string(how) == "stop" ? SIGSTOP : SIGKILL;
+        // "RANK:CLASS:cN" kills it after its N-th checkpoint inside that class instead.
+        if (how[0] == 'c') cmd.opt.solve.kill_after_checkpoint = std::atoi(how + 1);
       }
     }
     Watchdog dog(cmd.timeout_seconds, rank);

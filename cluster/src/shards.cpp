@@ -10,7 +10,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <optional>
 #include <random>
+#include <sstream>
 #include <span>
 #include <system_error>
 
@@ -90,6 +93,17 @@ Result<void> write_all(int fd, const fs::path& p, const std::uint8_t* data, std:
   return {};
 }
 
+Result<void> read_all(int fd, const fs::path& p, std::uint8_t* out, std::uint64_t n, std::uint64_t at) {
+  for (std::uint64_t got = 0; got < n;) {
+    const ssize_t r = ::pread(fd, out + got, static_cast<std::size_t>(std::min<std::uint64_t>(n - got, 1u << 30)),
+                              static_cast<off_t>(at + got));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return fail_with(Error::Io, r == 0 ? p.string() + ": short read" : sys_error(p, "read"));
+    got += static_cast<std::uint64_t>(r);
+  }
+  return {};
+}
+
 }  // namespace
 
 Shards::Shards(fs::path dir, std::string variant)
@@ -139,19 +153,158 @@ Result<std::vector<std::uint8_t>> Shards::read(const ClassKey& key, std::uint64_
   const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return fail_with(Error::Io, sys_error(p, "open"));
   std::vector<std::uint8_t> out(static_cast<std::size_t>(bytes));
-  for (std::uint64_t got = 0; got < bytes;) {
-    const ssize_t r = ::pread(fd, out.data() + got, static_cast<std::size_t>(std::min<std::uint64_t>(bytes - got, 1u << 30)),
-                              static_cast<off_t>(first_byte + got));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      const std::string why = r == 0 ? p.string() + ": short read" : sys_error(p, "read");
-      ::close(fd);
-      return fail_with(Error::Io, why);
-    }
-    got += static_cast<std::uint64_t>(r);
-  }
+  auto r = read_all(fd, p, out.data(), bytes, first_byte);
   ::close(fd);
+  if (!r) return std::unexpected(r.error());
   return out;
+}
+
+// ---- Checkpoints inside a class (cluster.h) ------------------------------------------
+
+namespace {
+
+constexpr const char* kCheckpointPrefix = ".mtb-checkpoint.";
+
+// The fields of a checkpoint's meta file (its second line), as the file says them.
+struct CheckpointMeta {
+  std::uint64_t positions = 0, code_bytes = 0;
+  std::string method;
+  int step = -1, number = -1, ranks = 0;
+};
+
+std::optional<CheckpointMeta> read_meta(const fs::path& p) {
+  std::ifstream in(p);
+  std::string head;
+  if (!std::getline(in, head) || head != "mancala-tb-mpi checkpoint 1") return std::nullopt;
+  CheckpointMeta m;
+  std::string k1, k2, k3, k4, k5, k6;
+  if (!(in >> k1 >> m.positions >> k2 >> m.method >> k3 >> m.code_bytes >> k4 >> m.step >> k5 >> m.number >> k6 >> m.ranks))
+    return std::nullopt;
+  if (k1 != "positions" || k2 != "method" || k3 != "code_bytes" || k4 != "step" || k5 != "number" || k6 != "ranks")
+    return std::nullopt;
+  return m;
+}
+
+}  // namespace
+
+ClassCheckpoint::ClassCheckpoint(const boost::mpi::communicator& comm, fs::path dir, const std::string& table_file,
+                                 Index positions, double interval_seconds, bool resume, WaitHook wait)
+    : comm_(comm), dir_(std::move(dir)), table_file_(table_file), positions_(positions), interval_(interval_seconds),
+      resume_(resume), wait_(std::move(wait)), last_(std::chrono::steady_clock::now()) {}
+
+fs::path ClassCheckpoint::file(int number) const {
+  return dir_ / (kCheckpointPrefix + table_file_ + (number < 0 ? ".meta" : "." + std::to_string(number % 2)));
+}
+
+int ClassCheckpoint::resume(const char* method, std::span<std::uint8_t> codes, std::size_t code_bytes) {
+  if (!resume_) return -1;
+  // Rank 0 reads the meta; every rank reads its slice of the file it names.
+  int found[2] = {-1, -1};  // step, number
+  std::string why;
+  if (comm_.rank() == 0) {
+    std::error_code ec;
+    if (fs::exists(file(-1), ec)) {
+      const auto m = read_meta(file(-1));
+      const std::uint64_t size = m ? fs::file_size(file(m->number), ec) : 0;
+      if (!m)
+        why = "its meta file is malformed";
+      else if (m->positions != positions_ || m->method != method || m->code_bytes != code_bytes)
+        why = "it is of another class or method (" + std::to_string(m->positions) + " positions, " + m->method + ")";
+      else if (ec || size != positions_ * code_bytes)
+        why = file(m->number).string() + " is missing or of the wrong size";
+      else
+        found[0] = m->step, found[1] = m->number;
+    }
+  }
+  if (MPI_Bcast(found, 2, MPI_INT, 0, MPI_Comm(comm_)) != MPI_SUCCESS) throw std::runtime_error("MPI_Bcast failed");
+  if (found[0] < 0) {
+    if (!why.empty() && on_line) on_line("checkpoint of " + table_file_ + " not used: " + why);
+    return -1;
+  }
+  const auto K = static_cast<std::uint64_t>(comm_.size()), r = static_cast<std::uint64_t>(comm_.rank());
+  const std::uint64_t first = chunk_start(positions_, K, r) * code_bytes;
+  const fs::path p = file(found[1]);
+  Result<void> got = fail_with(Error::Io, sys_error(p, "open"));
+  if (const int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC); fd >= 0) {
+    got = read_all(fd, p, codes.data(), codes.size(), first);
+    ::close(fd);
+  }
+  if (!all_agree(comm_, got ? 1 : 0)) {
+    if (on_line) on_line("checkpoint of " + table_file_ + " not used: " + (got ? "another rank cannot read it" : got.error().message));
+    return -1;
+  }
+  number_ = found[1] + 1;
+  last_step_ = found[0];
+  last_ = std::chrono::steady_clock::now();
+  if (on_line)
+    on_line("resumed from checkpoint " + std::to_string(found[1]) + " (" + method + ", step " + std::to_string(found[0]) +
+            ") of " + table_file_);
+  return found[0];
+}
+
+bool ClassCheckpoint::save(const char* method, int step, std::span<const std::uint8_t> codes, std::size_t code_bytes) {
+  if (interval_ < 0 || step == last_step_) return false;  // (the step resumed from)
+  if (interval_ > 0) {  // due when it is on some rank
+    int due = std::chrono::duration<double>(std::chrono::steady_clock::now() - last_).count() >= interval_ ? 1 : 0, any = 0;
+    if (wait_) wait_("all_reduce (checkpoint due)");
+    if (MPI_Allreduce(&due, &any, 1, MPI_INT, MPI_MAX, MPI_Comm(comm_)) != MPI_SUCCESS)
+      throw std::runtime_error("MPI_Allreduce failed");
+    if (wait_) wait_(nullptr);
+    if (!any) return false;
+  }
+  // Every rank writes its slice into the file not named by the meta, and syncs it.
+  const auto K = static_cast<std::uint64_t>(comm_.size()), r = static_cast<std::uint64_t>(comm_.rank());
+  const std::uint64_t first = chunk_start(positions_, K, r) * code_bytes;
+  const fs::path p = file(number_);
+  Result<void> w = fail_with(Error::Io, sys_error(p, "create"));
+  if (const int fd = ::open(p.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644); fd >= 0) {
+    w = ::ftruncate(fd, static_cast<off_t>(positions_ * code_bytes)) == 0 ? Result<void>{}
+                                                                          : fail_with(Error::Io, sys_error(p, "resize"));
+    if (w) w = write_all(fd, p, codes.data(), codes.size(), first);
+    if (w && ::fdatasync(fd) != 0) w = fail_with(Error::Io, sys_error(p, "sync"));
+    if (::close(fd) != 0 && w) w = fail_with(Error::Io, sys_error(p, "close"));
+  }
+  if (wait_) wait_("all_reduce (checkpoint written)");
+  const int written = all_agree(comm_, w ? 1 : 0);
+  if (wait_) wait_(nullptr);
+  if (!written)
+    throw std::runtime_error("checkpoint of " + table_file_ + ": " + (w ? "another rank cannot write it" : w.error().message));
+  // Then rank 0 names it in the meta (the previous checkpoint stays whole until then).
+  std::string problem;
+  if (comm_.rank() == 0) {
+    const fs::path meta = file(-1), tmp = meta.string() + ".tmp";
+    std::ostringstream text;
+    text << "mancala-tb-mpi checkpoint 1\npositions " << positions_ << " method " << method << " code_bytes " << code_bytes
+         << " step " << step << " number " << number_ << " ranks " << K << "\n";
+    const std::string t = text.str();
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    auto m = fd >= 0 ? write_all(fd, tmp, reinterpret_cast<const std::uint8_t*>(t.data()), t.size(), 0)
+                     : fail_with(Error::Io, sys_error(tmp, "create"));
+    if (fd >= 0 && m && ::fsync(fd) != 0) m = fail_with(Error::Io, sys_error(tmp, "sync"));
+    if (fd >= 0) ::close(fd);
+    std::error_code ec;
+    if (m) fs::rename(tmp, meta, ec);
+    problem = !m ? m.error().message : ec ? meta.string() + ": cannot rename into place: " + ec.message() : "";
+    if (problem.empty() && on_line)
+      on_line("checkpoint " + std::to_string(number_) + " (" + method + ", step " + std::to_string(step) + ") of " + table_file_);
+  }
+  if (!all_agree(comm_, problem.empty() ? 1 : 0))
+    throw std::runtime_error("checkpoint of " + table_file_ + ": " + (problem.empty() ? "rank 0 cannot write its meta" : problem));
+  ++number_;
+  last_step_ = step;
+  last_ = std::chrono::steady_clock::now();
+  return true;
+}
+
+void ClassCheckpoint::remove(const fs::path& dir, const std::string& table_file) {
+  std::error_code ec;
+  for (const char* tail : {".0", ".1", ".meta", ".meta.tmp"}) fs::remove(dir / (kCheckpointPrefix + table_file + tail), ec);
+}
+
+void ClassCheckpoint::remove_all(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename().string().starts_with(kCheckpointPrefix)) fs::remove(e.path(), ec);
 }
 
 void Shards::remove_all(const fs::path& dir) {

@@ -60,16 +60,18 @@ class KalahEngine final : public Engine {
 
   // Fail-soft alpha-beta of depth `depth` (kExactDepth: to the end of the game; else
   // a depth-limited search whose leaves are worth 0, used only for move order and
-  // MTD(f)'s first guess). p (k seeds on the board) is neither over nor tabled. A call
+  // MTD(f)'s first guess). p (k seeds on the board) is not over, nor tabled but for a
+  // bound (an extreme value kept in 4 bits, table_leaves.h). A call
   // returns r:
   //   r <= alpha  =>  v(p) <= r,      r >= beta  =>  v(p) >= r,      else  v(p) == r
   // (of the depth-limited value for a limited depth).
   //
   // Before any move is searched, each move's value is bounded from what is known
   // without search (enhanced transposition cut-off): a game-ending move or a tabled
-  // child is exact, a child in the transposition table is bounded by its entry, any
-  // other child by its seeds on the board. A move whose lower bound reaches beta cuts
-  // off at once; a move whose upper bound is at most alpha is not searched.
+  // child is exact (but an extreme value, bounded), a child in the transposition
+  // table is bounded by its entry, any other child by its seeds on the board. A move
+  // whose lower bound reaches beta cuts off at once; a move whose upper bound is at
+  // most alpha is not searched.
   //
   // Parallel search (split_threads > 1): a position within kSplitPlies of the root
   // shares its remaining moves among the threads once the first is searched at an
@@ -94,6 +96,7 @@ class KalahEngine final : public Engine {
     std::uint64_t hash[16];  // children above the tables: their hash
     Index rank[16];          // tabled children: their rank in slot[i]
     TableSlot* slot[16];
+    int tlo[16], thi[16];  // bounds of the children's values: the seeds' or the tables'
   };
 
   int ksearch(Ctx& c, const KPos& p, int k, int alpha, int beta, int depth, std::size_t ply, bool all_node = false) {
@@ -126,7 +129,7 @@ class KalahEngine final : public Engine {
         if (!s) return kStop;
         if (s->plain_rank) {
           F.rank[i] = board.rank(ch.next, ch.seeds);
-          __builtin_prefetch(s->values.get() + F.rank[i] * static_cast<Index>(s->width));
+          TableLeaves::prefetch(*s, F.rank[i]);
         }
       } else {
         tt.prefetch(F.hash[i] = kpos_hash(ch.next));
@@ -154,12 +157,22 @@ class KalahEngine final : public Engine {
     for (int i = 0; i < n; ++i) {
       const KKid& ch = F.kids[i];
       std::optional<int> t;
+      F.tlo[i] = floor_of(ch.seeds);
+      F.thi[i] = ch.seeds;
       if (ch.over) {
         t = 2 * KalahBoard::south(ch.next) - ch.seeds;
       } else if (ch.seeds <= leaves.max_seeds()) {
         TableSlot& s = *F.slot[i];
         if (s.plain_rank) {
-          t = leaves.at(c, s, F.rank[i]);
+          int lo, hi;
+          if (leaves.bounds(c, s, F.rank[i], lo, hi) == kStop) return kStop;
+          if (lo == hi) {
+            t = lo;
+          } else {  // an extreme value, bounded: searched if need be
+            F.tlo[i] = std::max(F.tlo[i], lo);
+            F.thi[i] = std::min(F.thi[i], hi);
+            F.hash[i] = kpos_hash(ch.next);
+          }
         } else {
           t = leaves.kalah_value(c, ch.next, ch.seeds);
           if (!t) F.hash[i] = kpos_hash(ch.next);
@@ -182,7 +195,7 @@ class KalahEngine final : public Engine {
     for (int j = 0; j < npending; ++j) {
       const int i = pending[j];
       const KKid& ch = F.kids[i];
-      int clo = floor_of(ch.seeds), chi = ch.seeds;
+      int clo = F.tlo[i], chi = F.thi[i];
       int lo = kapply(ch, ch.again ? clo : chi);
       int hi = kapply(ch, ch.again ? chi : clo);
       TTData ce;  // the table only where the seeds leave the move undecided

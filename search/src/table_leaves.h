@@ -2,7 +2,8 @@
 // every engine is read here, through the probe library's reader (Tablebase::table,
 // TableFile::read_block). A class's blocks are decoded on first use (a search
 // touches few positions of the large classes) into one array of the whole class
-// (huge pages asked for: table reads are random).
+// (huge pages asked for: table reads are random); Kalah's plain classes in 4 bits a
+// value (TableSlot::compact).
 #pragma once
 
 #include <stdlib.h>
@@ -37,9 +38,18 @@ struct TableSlot {
   struct Free {
     void operator()(std::uint8_t* p) const { std::free(p); }
   };
-  std::unique_ptr<std::uint8_t[], Free> values;
+  std::unique_ptr<std::uint8_t[], Free> values;  // width bytes a position, or 4 bits (compact)
   std::mutex mu;
   bool plain_rank = false;  // Kalah: rank = the distribution rank of the pits (KalahBoard::rank)
+  // Kalah, plain classes: each value v of the k seeds in 4 bits, as c = u - o clamped
+  // to [0, 15] with u = (v + k) / 2 in [0, k] (v has k's parity, |v| <= k) and
+  // o = max(0, ceil((k - 15) / 2)): exact up to 15 seeds, and for more seeds exact but
+  // in the 2o + 1 extreme values (|v| >= k - 2o, rare), where c = 0 or 15 stands for a
+  // bound. Half the bytes of the 8-bit values: the search's random reads of the tables
+  // touch half the memory (fewer cache and TLB misses, fewer pages to zero).
+  bool compact = false;
+  int seeds = 0;
+  std::int8_t lo[16], hi[16];  // compact: the bounds of v for each code
 };
 
 class TableLeaves {
@@ -104,16 +114,15 @@ class TableLeaves {
   // The value of rank `rank` of an open slot, its block decompressed on first use
   // (kStop: the block could not be read).
   int at(Ctx& c, TableSlot& slot, Index rank) {
-    const std::size_t b = static_cast<std::size_t>(rank / slot.block_positions);
-    if (!slot.loaded[b].load(std::memory_order_acquire)) {
-      std::lock_guard lock(slot.mu);
-      if (!slot.loaded[b].load(std::memory_order_acquire)) {
-        auto blk = slot.file->read_block(b);
-        if (!blk) return fail_(blk.error());
-        std::memcpy(slot.values.get() + b * slot.block_positions * static_cast<std::size_t>(slot.width), blk->data(), blk->size());
-        slot.loaded[b].store(true, std::memory_order_release);
-      }
+    if (slot.compact) {
+      int lo, hi;
+      if (bounds(c, slot, rank, lo, hi) == kStop) return kStop;
+      if (lo == hi) return lo;
+      auto v = slot.file->value(rank);  // an extreme value: the reader has it exactly
+      if (!v) return fail_(v.error());
+      return *v;
     }
+    if (!load(slot, rank)) return kStop;
     ++c.table_hits;
     const std::uint8_t* data = slot.values.get();
     const std::size_t i = static_cast<std::size_t>(rank) * static_cast<std::size_t>(slot.width);
@@ -121,7 +130,68 @@ class TableLeaves {
     return static_cast<Value>(static_cast<std::uint16_t>(data[i] | (data[i + 1] << 8)));
   }
 
+  // Bounds lo <= v <= hi of the value of rank `rank` of an open slot (exact, lo == hi,
+  // unless the slot is compact and the value extreme); kStop if a block could not be
+  // read.
+  int bounds(Ctx& c, TableSlot& slot, Index rank, int& lo, int& hi) {
+    if (!slot.compact) {
+      const int v = at(c, slot, rank);
+      if (v == kStop) return kStop;
+      lo = hi = v;
+      return 0;
+    }
+    if (!load(slot, rank)) return kStop;
+    ++c.table_hits;
+    const unsigned code = (slot.values[static_cast<std::size_t>(rank >> 1)] >> ((rank & 1) * 4)) & 15u;
+    lo = slot.lo[code];
+    hi = slot.hi[code];
+    return 0;
+  }
+  // Starts reading the value of rank `rank` of an open slot into the cache.
+  static void prefetch(const TableSlot& slot, Index rank) {
+    __builtin_prefetch(slot.values.get() +
+                       (slot.compact ? static_cast<std::size_t>(rank >> 1)
+                                     : static_cast<std::size_t>(rank) * static_cast<std::size_t>(slot.width)));
+  }
+
  private:
+  // The block of rank `rank` decompressed (on first use); false: it could not be read
+  // (the error recorded).
+  bool load(TableSlot& slot, Index rank) {
+    const std::size_t b = static_cast<std::size_t>(rank / slot.block_positions);
+    if (slot.loaded[b].load(std::memory_order_acquire)) return true;
+    std::lock_guard lock(slot.mu);
+    if (slot.loaded[b].load(std::memory_order_acquire)) return true;
+    auto blk = slot.file->read_block(b);
+    if (!blk) {
+      fail_(blk.error());
+      return false;
+    }
+    const std::size_t first = b * slot.block_positions;
+    if (slot.compact) {  // even block_positions: a block fills whole bytes
+      const int k = slot.seeds, o = std::max(0, (k - 14) / 2);
+      std::uint8_t* out = slot.values.get() + first / 2;
+      for (std::size_t j = 0; j < blk->size(); ++j) {
+        const int v = static_cast<std::int8_t>((*blk)[j]);
+        if (v < -k || v > k || ((v + k) & 1)) {
+          fail_(SearchError{SearchError::Corrupt, slot.file->path().string() + ": value " + std::to_string(v) +
+                                                      " is not the value of a Kalah position of " + std::to_string(k) +
+                                                      " seeds"});
+          return false;
+        }
+        const unsigned code = static_cast<unsigned>(std::clamp((v + k) / 2 - o, 0, 15));
+        if (j & 1)
+          out[j >> 1] = static_cast<std::uint8_t>(out[j >> 1] | code << 4);
+        else
+          out[j >> 1] = static_cast<std::uint8_t>(code);
+      }
+    } else {
+      std::memcpy(slot.values.get() + first * static_cast<std::size_t>(slot.width), blk->data(), blk->size());
+    }
+    slot.loaded[b].store(true, std::memory_order_release);
+    return true;
+  }
+
   using Slots = std::unordered_map<ClassKey, std::unique_ptr<TableSlot>, ClassKeyHash>;
 
   // The class's slot with its file and index open (once), or null (the error recorded).
@@ -137,9 +207,22 @@ class TableLeaves {
       const TableHeader& h = (*t)->header();
       slot.block_positions = h.block_positions;
       slot.width = static_cast<int>(h.value_width);
+      slot.seeds = key.seeds;
       slot.loaded.reset(new std::atomic<bool>[h.blocks()]());
+      slot.plain_rank = board_ && rank_matches(*slot.index, key.seeds);
+      slot.compact = slot.plain_rank && slot.width == 1 && slot.block_positions % 2 == 0;
+      if (slot.compact) {
+        const int k = key.seeds, o = std::max(0, (k - 14) / 2);
+        for (int code = 0; code < 16; ++code) {
+          const int ulo = code == 0 ? 0 : std::min(code + o, k), uhi = code == 15 ? k : std::min(code + o, k);
+          slot.lo[code] = static_cast<std::int8_t>(2 * ulo - k);
+          slot.hi[code] = static_cast<std::int8_t>(2 * uhi - k);
+        }
+      }
       constexpr std::size_t kHuge = 2u << 20;
-      const std::size_t bytes = (static_cast<std::size_t>(h.positions) * h.value_width + kHuge - 1) / kHuge * kHuge;
+      const std::size_t used = slot.compact ? (static_cast<std::size_t>(h.positions) + 1) / 2
+                                            : static_cast<std::size_t>(h.positions) * h.value_width;
+      const std::size_t bytes = (used + kHuge - 1) / kHuge * kHuge;
       slot.values.reset(static_cast<std::uint8_t*>(std::aligned_alloc(kHuge, std::max(bytes, kHuge))));
       if (!slot.values) {
         slot.error = SearchError{SearchError::OutOfMemory, "out of memory for the table of class " + to_string(key, variant_->pits())};
@@ -148,7 +231,6 @@ class TableLeaves {
 #ifdef MADV_HUGEPAGE
       madvise(slot.values.get(), std::max(bytes, kHuge), MADV_HUGEPAGE);
 #endif
-      slot.plain_rank = board_ && rank_matches(*slot.index, key.seeds);
     });
     if (slot.error) {
       fail_(*slot.error);

@@ -4,7 +4,6 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
-#include <tbb/parallel_sort.h>
 #include <tbb/task_arena.h>
 
 #include <algorithm>
@@ -22,7 +21,6 @@ namespace {
 // An undecided optimal in-class move parent -> child, kept as the edge child -> parent.
 struct Edge {
   std::uint32_t child, parent;
-  bool operator<(const Edge& o) const { return child < o.child || (child == o.child && parent < o.parent); }
 };
 
 constexpr std::uint32_t kMaxDistance = std::numeric_limits<std::uint16_t>::max();
@@ -31,25 +29,32 @@ constexpr std::uint8_t kGameOver = 0xFF;  // behind_ of a position without a mov
 template <class Rules>
 class DistanceSolver {
  public:
-  DistanceSolver(const Rules& rules, const ClassValues& values, const SolvedClasses& solved, const SolveOptions& opt)
+  DistanceSolver(const Rules& rules, const ClassValues& values, const SolvedClasses& solved, const SolveOptions& opt,
+                 const std::vector<std::int8_t>* best_exits)
       : rules_(rules), values_(values), index_(values.index()), solved_(solved), opt_(opt), n_(index_.size()),
-        arena_(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic) {}
+        arena_(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic),
+        best_exit_(best_exits && best_exits->size() == static_cast<std::size_t>(n_) ? best_exits->data() : nullptr) {}
 
   Result<std::vector<std::uint8_t>> run() {
     if (n_ >= std::numeric_limits<std::uint32_t>::max())
       return fail_with(Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + " is too large for distances");
     dist_.assign(static_cast<std::size_t>(n_), 0);
     behind_.assign(static_cast<std::size_t>(n_), 0);
+    first_.assign(static_cast<std::size_t>(n_) + 1, 0);
     first_pass();
     if (auto e = stopped()) return std::unexpected(*e);
     levels();
     if (auto e = stopped()) return std::unexpected(*e);
-    std::vector<std::uint8_t> out(static_cast<std::size_t>(n_) * 2);
-    for (std::size_t i = 0; i < dist_.size(); ++i) {
+    for (std::size_t i = 0; i < dist_.size(); ++i)
       if (dist_[i] == 0 && values_.get(i) != 0 && behind_[i] != kGameOver)
         return fail_with(Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + ": position " +
                                               std::to_string(i) + " worth " + std::to_string(values_.get(i)) +
                                               " has no distance (the values are not those of the class)");
+    std::vector<std::uint8_t>().swap(behind_);  // the result beside the distances alone (distance_bytes)
+    std::vector<std::uint32_t>().swap(first_);
+    std::vector<std::uint32_t>().swap(parents_);
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(n_) * 2);
+    for (std::size_t i = 0; i < dist_.size(); ++i) {
       out[2 * i] = static_cast<std::uint8_t>(dist_[i] & 0xFF);
       out[2 * i + 1] = static_cast<std::uint8_t>(dist_[i] >> 8);
     }
@@ -96,9 +101,16 @@ class DistanceSolver {
     return move_value(GameKind::Score, c, x);
   }
 
-  // Every position's moves once: distance 1 (an optimal exit of the side ahead, or
-  // only optimal exits for the side behind), the count of the side behind's
-  // optimal in-class children, the edges of the undecided positions.
+  // Every position worth other than 0 once: distance 1 (an optimal exit of the side
+  // ahead, or only optimal exits for the side behind), the count of the side behind's
+  // optimal in-class children, the edges of the undecided positions (counted by child
+  // in first_). With the value solve's best exits (SolveOptions::best_exits) no exit is
+  // read again, and a position of the side ahead whose best exit is its value plays no
+  // move. Positions go in batches of kBatch: their in-class children are ranked and
+  // their values and edge counts prefetched first, then read (random places in the
+  // class: the misses of a batch overlap; Oware up to 14 spent 3/4 of this pass
+  // waiting for them one at a time).
+  static constexpr std::size_t kBatch = 16;
   void first_pass() {
     arena_.execute([&] {
       tbb::parallel_for(tbb::blocked_range<Index>(0, n_, 4096), [&](const tbb::blocked_range<Index>& r) {
@@ -108,70 +120,122 @@ class DistanceSolver {
         std::vector<std::uint32_t> optimal;  // ranks of the optimal in-class children
         std::vector<Edge> edges;
         std::vector<std::uint32_t> ones, over;
+        // A position of the batch: its value, best exit (kNoValue: none) and in-class
+        // children ranks[from, to).
+        struct Pending {
+          std::uint32_t u, from, to;
+          Value v, exit;
+        };
+        constexpr Value kNoValue = std::numeric_limits<Value>::min();
+        std::vector<Pending> batch;
+        std::vector<std::uint32_t> ranks;
+        batch.reserve(kBatch);
+        const std::uint8_t* vals = values_.bytes().data();
+        const auto width = static_cast<std::size_t>(values_.width());
+        auto flush = [&] {
+          for (const Pending& b : batch) {
+            if (halted()) break;
+            optimal.clear();
+            Value best = b.exit;
+            for (std::uint32_t k = b.from; k < b.to; ++k) {
+              const std::uint32_t ci = ranks[k];
+              const auto x = static_cast<Value>(-values_.get(ci));
+              if (x == b.v) optimal.push_back(ci);
+              best = std::max(best, x);
+            }
+            if (best != b.v) {
+              fail(Error{Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + ": position " +
+                                              std::to_string(b.u) + " is worth " + std::to_string(b.v) +
+                                              " in its values, its moves give " + std::to_string(best)});
+              break;
+            }
+            std::sort(optimal.begin(), optimal.end());
+            optimal.erase(std::unique(optimal.begin(), optimal.end()), optimal.end());
+            if ((b.v > 0 && b.exit == b.v) || optimal.empty()) {
+              dist_[b.u] = 1;
+              ones.push_back(b.u);
+              continue;
+            }
+            if (b.v < 0) behind_[b.u] = static_cast<std::uint8_t>(optimal.size());
+            for (const std::uint32_t c : optimal) {
+              edges.push_back(Edge{c, b.u});
+              std::atomic_ref<std::uint32_t>(first_[c]).fetch_add(1, std::memory_order_relaxed);
+            }
+          }
+          batch.clear();
+          ranks.clear();
+        };
         index_.for_each(r.begin(), r.end(), [&](Index i, const Position& p) {
           if (halted()) return;
           const Value v = values_.get(i);
+          if (v == 0) return;  // distance 0
+          const auto u = static_cast<std::uint32_t>(i);
+          const std::int8_t kept = best_exit_ ? best_exit_[i] : kExitNone;
+          if (best_exit_) {
+            if (kept == kExitNoMove) {  // distance 0; its in-class parents' moves to it are worth 1
+              behind_[u] = kGameOver;
+              over.push_back(u);
+              return;
+            }
+            if (v > 0 && kept == v) {
+              dist_[u] = 1;
+              ones.push_back(u);
+              return;
+            }
+          }
           rules_.Rules::children(p, kids);
-          if (kids.empty()) {  // distance 0; its in-class parents' moves to it are worth 1
-            behind_[static_cast<std::size_t>(i)] = kGameOver;
-            if (v != 0) over.push_back(static_cast<std::uint32_t>(i));
+          if (kids.empty()) {
+            behind_[u] = kGameOver;
+            over.push_back(u);
             return;
           }
-          if (v == 0) return;  // distance 0
-          optimal.clear();
-          bool optimal_exit = false;
-          Value best = std::numeric_limits<Value>::min();
+          Value exit = best_exit_ && kept != kExitNone ? Value{kept} : kNoValue;
+          const auto from = static_cast<std::uint32_t>(ranks.size());
           for (const Child& c : kids) {
-            Value x;
             if (in_class(c)) {
-              const Index ci = index_.rank(c.next);
-              x = static_cast<Value>(-values_.get(ci));
-              if (x == v) optimal.push_back(static_cast<std::uint32_t>(ci));
-            } else {
-              const auto e = exit_value(c, cache);
-              if (!e) return;
-              x = *e;
-              if (x == v) optimal_exit = true;
+              const auto ci = static_cast<std::uint32_t>(index_.rank(c.next));
+              __builtin_prefetch(vals + ci * width);
+              __builtin_prefetch(&first_[ci], 1);
+              ranks.push_back(ci);
+            } else if (!best_exit_) {
+              const auto x = exit_value(c, cache);
+              if (!x) return;
+              exit = std::max(exit, *x);
             }
-            best = std::max(best, x);
           }
           cache.release();
-          if (best != v) {
-            fail(Error{Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + ": position " +
-                                            std::to_string(i) + " is worth " + std::to_string(v) +
-                                            " in its values, its moves give " + std::to_string(best)});
-            return;
-          }
-          std::sort(optimal.begin(), optimal.end());
-          optimal.erase(std::unique(optimal.begin(), optimal.end()), optimal.end());
-          const auto u = static_cast<std::uint32_t>(i);
-          if ((v > 0 && optimal_exit) || optimal.empty()) {
-            dist_[u] = 1;
-            ones.push_back(u);
-            return;
-          }
-          if (v < 0) behind_[u] = static_cast<std::uint8_t>(optimal.size());
-          for (const std::uint32_t c : optimal) edges.push_back(Edge{c, u});
+          batch.push_back(Pending{u, from, static_cast<std::uint32_t>(ranks.size()), v, exit});
+          if (batch.size() == kBatch) flush();
         });
+        flush();
         std::lock_guard lock(mu_);
-        edges_.insert(edges_.end(), edges.begin(), edges.end());
+        edge_count_ += edges.size();
+        if (!edges.empty()) chunks_.push_back(std::move(edges));
         ones_.insert(ones_.end(), ones.begin(), ones.end());
         frontier_.insert(frontier_.end(), over.begin(), over.end());
       });
     });
   }
 
-  // The edges by child (CSR: the parents of child c are edges_[first_[c] .. first_[c + 1])),
-  // then the levels.
+  // The edges by child (CSR: the parents of child c are parents_[first_[c] .. first_[c + 1]),
+  // in no fixed order: the levels do not depend on it), then the levels.
   void levels() {
-    if (edges_.size() >= std::numeric_limits<std::uint32_t>::max()) {
+    if (edge_count_ >= std::numeric_limits<std::uint32_t>::max()) {
       fail(Error{Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + " has too many optimal moves for distances"});
       return;
     }
-    arena_.execute([&] { tbb::parallel_sort(edges_.begin(), edges_.end()); });
-    first_.assign(static_cast<std::size_t>(n_) + 1, 0);
-    for (const Edge& e : edges_) ++first_[e.child + 1];
-    for (std::size_t c = 0; c < static_cast<std::size_t>(n_); ++c) first_[c + 1] += first_[c];
+    // first_[c] = the edges of children up to c; each edge put at --first_[c] leaves the start of c's.
+    for (std::size_t c = 1; c <= static_cast<std::size_t>(n_); ++c) first_[c] += first_[c - 1];
+    first_[static_cast<std::size_t>(n_)] = static_cast<std::uint32_t>(edge_count_);
+    parents_.resize(edge_count_);
+    arena_.execute([&] {
+      tbb::parallel_for(std::size_t{0}, chunks_.size(), [&](std::size_t k) {
+        for (const Edge& e : chunks_[k])
+          parents_[std::atomic_ref<std::uint32_t>(first_[e.child]).fetch_sub(1, std::memory_order_relaxed) - 1] = e.parent;
+        std::vector<Edge>().swap(chunks_[k]);
+      });
+    });
+    chunks_.clear();
     std::vector<std::uint32_t> next;
     for (std::uint32_t k = 0; !frontier_.empty() || k == 0; ++k) {
       if (k + 1 > kMaxDistance) {
@@ -190,7 +254,7 @@ class DistanceSolver {
                             for (std::size_t f = r.begin(); f < r.end(); ++f) {
                               const std::uint32_t c = frontier_[f];
                               for (std::uint32_t e = first_[c]; e < first_[c + 1]; ++e) {
-                                const std::uint32_t q = edges_[e].parent;
+                                const std::uint32_t q = parents_[e];
                                 if (values_.get(q) > 0) {
                                   std::uint16_t none = 0;
                                   if (std::atomic_ref<std::uint16_t>(dist_[q]).compare_exchange_strong(
@@ -222,7 +286,10 @@ class DistanceSolver {
   Error error_;
   std::vector<std::uint16_t> dist_;    // 0: undecided (value not 0) or none (value 0, no move)
   std::vector<std::uint8_t> behind_;   // the side behind: optimal in-class children not yet decided; kGameOver
-  std::vector<Edge> edges_;
+  const std::int8_t* best_exit_;       // SolveOptions::best_exits of the value solve, or null
+  std::vector<std::vector<Edge>> chunks_;  // the first pass's edges, a vector per task
+  std::size_t edge_count_ = 0;
+  std::vector<std::uint32_t> parents_;  // the edges' parents by child (CSR)
   std::vector<std::uint32_t> first_;  // 4 bytes a position: fewer than 2^32 edges (checked)
   std::vector<std::uint32_t> frontier_;  // the positions decided at the current level (first: 0, the games over)
   std::vector<std::uint32_t> ones_;      // decided at 1 by the first pass
@@ -231,12 +298,12 @@ class DistanceSolver {
 }  // namespace
 
 Result<std::vector<std::uint8_t>> solve_distances(const Variant& v, const ClassValues& values, const SolvedClasses& solved,
-                                                  const SolveOptions& options) {
+                                                  const SolveOptions& options, const std::vector<std::int8_t>* best_exits) {
   if (!has_distance_tables(v)) return fail_with(Error::InvalidArgument, v.name() + " has no distance tables");
   if (!values.whole()) return fail_with(Error::Internal, "distances need the class's values in memory");
   return with_rules(v, [&](const auto& rules) {
     using R = std::decay_t<decltype(rules)>;
-    return DistanceSolver<R>(rules, values, solved, options).run();
+    return DistanceSolver<R>(rules, values, solved, options, best_exits).run();
   });
 }
 

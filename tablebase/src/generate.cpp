@@ -130,7 +130,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
   const bool with_distances = opt.distances && has_distance_tables(v);
   // The distances of class `cls` (whole in memory, its exits in `solved`), unless
   // its distance file is already there: computed and written at once, by every thread.
-  auto distances = [&](const ClassValues& cls) -> Result<void> {
+  auto distances = [&](const ClassValues& cls, const std::vector<std::int8_t>* best_exits) -> Result<void> {
     if (!with_distances || !hooks.writer) return {};
     const auto td = clock::now();
     const fs::path file = opt.out / table_file_name(v.name(), cls.index().key(), TableContent::Distances);
@@ -138,7 +138,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     SolveOptions so;
     so.threads = opt.threads;
     so.budget = opt.budget;
-    auto d = solve_distances(v, cls, solved, so);
+    auto d = solve_distances(v, cls, solved, so, best_exits);
     if (!d) return std::unexpected(d.error());
     if (auto w = write_table(file, v, cls.index().key(), *d, 2, opt.zstd_level, cls.index().subset().get(), threads,
                              TableContent::Distances);
@@ -166,7 +166,12 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
       return e;
     };
     const auto tc = clock::now();
-    const std::uint64_t solving = solver_bytes(v, key, index.size(), opt.method);
+    // With distances: the value solve keeps a best exit a position, then the distances
+    // take their arrays beside the class's values.
+    const std::uint64_t solving =
+        with_distances ? std::max(solver_bytes(v, key, index.size(), opt.method) + index.size(),
+                                  (1 + 1) * std::uint64_t{index.size()} + distance_bytes(index.size()))
+                       : solver_bytes(v, key, index.size(), opt.method);
     // Under a budget, whether the whole lower classes leave room for a class that needs
     // `need` bytes (and the smallest page cache).
     auto room_for = [&](std::uint64_t need) {
@@ -193,7 +198,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     if (cls) {
       if (auto f = finish(); !f) return std::unexpected(f.error());  // events in class order
       store.add(solved, cls);
-      if (auto d = distances(*cls); !d) return std::unexpected(d.error());
+      if (auto d = distances(*cls, nullptr); !d) return std::unexpected(d.error());
       ++rep.classes_loaded;
       rep.positions += cls->size();
       if (hooks.writer) rep.file_bytes += fs::file_size(file, ec);
@@ -236,12 +241,15 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
         e.progress = p;
         opt.on_event(e);
       };
+    std::vector<std::int8_t> best_exits;  // for the distances: no exit read twice
+    if (with_distances && hooks.writer) so.best_exits = &best_exits;
     SolveStats stats;
     auto values = hooks.solve ? hooks.solve(n + 1, index, solved, so, stats) : solve_class(v, index, solved, so, &stats);
     if (!values) return std::unexpected(values.error());
     if (auto f = finish(); !f) return std::unexpected(f.error());  // the class before, written meanwhile
     store.add(solved, *values);
-    if (auto d = distances(**values); !d) return std::unexpected(d.error());
+    if (auto d = distances(**values, &best_exits); !d) return std::unexpected(d.error());
+    std::vector<std::int8_t>().swap(best_exits);
     ++rep.classes_solved;
     rep.positions += (*values)->size();
     pending.emplace(Written{n + 1, key, file, *values, stats.sweeps, std::chrono::duration<double>(clock::now() - tc).count(), {}});

@@ -10,6 +10,12 @@
 #       a rank killed with SIGKILL in the middle of a class ends the job (no hang)
 #       with a clear message; --resume finishes it with identical files. A frozen
 #       rank (SIGSTOP) is caught by --timeout-seconds.
+#   test_cluster.sh checkpoint MPI_EXE TB_EXE WORKDIR
+#       a job killed inside a class after a checkpoint there (--checkpoint-seconds 0:
+#       one at every level or sweep boundary) resumes on another number of ranks
+#       from that checkpoint, not from the class's start, with identical files: the
+#       level method (Oware, 2 ranks -> 3) and the sweeps (Djenon-aboure, 3 ranks ->
+#       2, killed again -> 1); no checkpoint file is left.
 #   test_cluster.sh budget MPI_EXE TB_EXE WORKDIR
 #       sharded lower classes (the default here) and replicated ones give the same
 #       files; no shard file is left; a per-rank --memory-mb below what one rank
@@ -135,6 +141,55 @@ case "$what" in
     [ "$rc" -ne 124 ] || fail "the job hung on a frozen rank despite --timeout-seconds"
     grep -q "waited more than 3 s" "$work/frozen.log" || fail "no watchdog message"
     echo "ok: the watchdog ended the job of a frozen rank (rc $rc)"
+    ;;
+  checkpoint)
+    export MANCALA_MPI_TEST_WHOLE_BELOW=0  # every class sharded
+    # killed RANKS KILL VARIANT SEEDS OUT: a job on RANKS ranks with MANCALA_MPI_TEST_KILL=KILL must die.
+    killed() {
+      set +e
+      MANCALA_MPI_TEST_KILL=$2 timeout 120 "${mpirun[@]}" -np "$1" "$mpi_exe" generate "$3" --max-seeds "$4" --out "$5" \
+        --threads 1 --checkpoint-seconds 0 --verbose --resume > "$5.log" 2>&1
+      local rc=$?
+      set -e
+      [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] || { cat "$5.log"; fail "$3 on $1 ranks with $2: rc $rc, expected a killed job"; }
+    }
+    # resumed RANKS VARIANT SEEDS OUT: the job finishes on RANKS ranks.
+    resumed() {
+      timeout 120 "${mpirun[@]}" -np "$1" "$mpi_exe" generate "$2" --max-seeds "$3" --out "$4" --threads 1 \
+        --checkpoint-seconds 0 --verbose --resume > "$4.resumed.log" 2>&1 || { cat "$4.resumed.log"; fail "$2 resumed on $1 ranks"; }
+    }
+    # Levels: Oware up to 11, class 12 (11 seeds, 701,064 positions); rank 1 dies after
+    # the class's third checkpoint (pass 0, levels 11 and 10 done: step 9).
+    "$tb_exe" generate oware --max-seeds 11 --out "$work/ref-oware" --threads 1 > /dev/null
+    out=$work/oware
+    killed 2 1:12:c3 oware 11 "$out"
+    grep -q "class 11: checkpoint 2 (levels, step 9)" "$out.log" || { cat "$out.log"; fail "no third checkpoint in class 11"; }
+    [ -f "$out/.mtb-checkpoint.oware.11.0000000000000000.mtb.meta" ] || fail "no checkpoint meta file"
+    resumed 3 oware 11 "$out"
+    grep -q "class 11: resumed from checkpoint 2 (levels, step 9)" "$out.resumed.log" ||
+      { cat "$out.resumed.log"; fail "Oware did not resume from its checkpoint"; }
+    ! grep -q "class 11: checkpoint 0 " "$out.resumed.log" || fail "the resumed Oware class started again"
+    same_tables "$work/ref-oware" "$out"
+    check_manifest "$out" oware
+    [ -z "$(ls -A "$out" | grep '^\.mtb-')" ] || fail "checkpoint or shard files left in $out"
+    echo "ok: Oware killed inside class 11 on 2 ranks, resumed from its checkpoint on 3: identical files"
+    # Sweeps: Djenon-aboure up to 8, class 9 (8 seeds, 75,582 positions): killed on 3 ranks
+    # after sweep 0's checkpoint, resumed on 2 (the ghosts listed again) and killed after
+    # two more checkpoints, resumed on 1.
+    "$tb_exe" generate djenon-aboure --max-seeds 8 --out "$work/ref-djenon" --threads 1 > /dev/null
+    out=$work/djenon
+    killed 3 2:9:c1 djenon-aboure 8 "$out"
+    grep -q "class 8: checkpoint 0 (sweeps, step 0)" "$out.log" || { cat "$out.log"; fail "no checkpoint after sweep 0"; }
+    killed 2 0:9:c2 djenon-aboure 8 "$out"
+    grep -q "class 8: resumed from checkpoint 0 (sweeps, step 0)" "$out.log" || { cat "$out.log"; fail "no resume after sweep 0"; }
+    grep -q "class 8: checkpoint 2 (sweeps, step 2)" "$out.log" || { cat "$out.log"; fail "no checkpoint after sweep 2"; }
+    resumed 1 djenon-aboure 8 "$out"
+    grep -q "class 8: resumed from checkpoint 2 (sweeps, step 2)" "$out.resumed.log" ||
+      { cat "$out.resumed.log"; fail "Djenon-aboure did not resume from its checkpoint"; }
+    same_tables "$work/ref-djenon" "$out"
+    check_manifest "$out" djenon-aboure
+    [ -z "$(ls -A "$out" | grep '^\.mtb-')" ] || fail "checkpoint or shard files left in $out"
+    echo "ok: Djenon-aboure killed inside class 8 on 3 ranks, then on 2, resumed from its checkpoints: identical files"
     ;;
   budget)
     for v in oware djenon-aboure; do

@@ -175,6 +175,32 @@ TEST(Distances, SameBytesWithOneAndTwoThreads) {
   EXPECT_GT(expect_same_files(one.path, two.path, ".mtz"), 0);
 }
 
+// Under a memory budget (generate --memory-mb) the distance arrays count: 8 MiB hold
+// the lower classes of Oware up to 10 whole beside the value solve of its class of 10
+// seeds (351,351 positions), not beside its distances (distance_bytes: 7 MB); the
+// lower classes then go through the page cache, and the files are the same.
+TEST(Distances, MemoryBudgetCountsTheDistanceArrays) {
+  TempDir free, values, budget;
+  const Game g{"oware", 10, 0};
+  const VariantPtr v = generate_into(g, free.path);
+  for (const bool with : {false, true}) {
+    GenerateOptions opt;
+    opt.max_seeds = g.max_seeds;
+    opt.out = with ? budget.path : values.path;
+    opt.threads = 2;
+    opt.memory_bytes = std::uint64_t{8} << 20;
+    opt.distances = with;
+    auto r = generate(*v, opt);
+    ASSERT_TRUE(r) << r.error().message;
+    if (with)
+      EXPECT_GT(r->paged_classes, 0);
+    else
+      EXPECT_EQ(r->paged_classes, 0);
+  }
+  EXPECT_EQ(expect_same_files(free.path, budget.path, ".mtz"), g.max_seeds + 1);
+  EXPECT_EQ(expect_same_files(free.path, budget.path, ".mtb"), g.max_seeds + 1);
+}
+
 // A resumed generate writes the distance files that are missing, the same bytes.
 TEST(Distances, ResumeMakesTheMissingFiles) {
   TempDir dir;

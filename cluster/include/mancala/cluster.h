@@ -27,6 +27,7 @@
 #pragma once
 
 #include <boost/mpi/communicator.hpp>
+#include <chrono>
 #include <cstdint>
 #include <expected>
 #include <filesystem>
@@ -34,6 +35,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,8 @@ struct ClusterStats {
 // long a rank has been waiting for the others (`phase` empty = not waiting).
 using WaitHook = std::function<void(const char* phase)>;
 
+class ClassCheckpoint;
+
 struct DistributedOptions {
   // What each rank's solver takes (threads per rank for local passes, 0 = all cores;
   // the method: Auto never picks Acyclic on several ranks; the budget; the sweeps'
@@ -76,6 +80,11 @@ struct DistributedOptions {
   int kill_at_class = -1;
   int kill_signal = 9;
   int class_number = 0;
+  // ... or, when positive, after this rank's kill_after_checkpoint-th checkpoint of
+  // that class (ClassCheckpoint below) instead of after pass 0.
+  int kill_after_checkpoint = 0;
+  // The class's checkpoints (sharded runs; null: none).
+  ClassCheckpoint* checkpoint = nullptr;
 };
 
 // Solves one class over all ranks of `comm` and returns this rank's slice of the
@@ -100,7 +109,11 @@ std::shared_ptr<ClassValues> gather_class(const boost::mpi::communicator& comm, 
 class Shards {
  public:
   static constexpr std::uint64_t kMinCacheBytes = std::uint64_t{4} << 20;
-  static constexpr std::uint64_t kMaxCacheBytes = std::uint64_t{64} << 20;
+  // At most 32 MiB: the 64 MiB a rank has beside its share of the class (the bound
+  // (1.25 bytes x largest class) / K + 64 MiB) also holds the process (MPI, TBB: about
+  // 16 MiB) and a round's notices. Oware up to 20 on 2 ranks, a 64 MiB cache: rank 1
+  // peaked at 141 MiB against a bound of 112 (its cache at 56 MiB).
+  static constexpr std::uint64_t kMaxCacheBytes = std::uint64_t{32} << 20;
   // Smaller classes are all-gathered whole onto every rank even when sharding: a
   // shard file costs a file creation and two barriers (Kotu-baendum up to 4 seeds,
   // 225 classes of at most 2,730 positions, 1 rank: 21.6 s sharded, 8.5 s replicated).
@@ -129,6 +142,58 @@ class Shards {
   std::string variant_;
   std::shared_ptr<PageCache> cache_;
   std::uint32_t next_id_ = 0;
+};
+
+// ---- Checkpoints inside a class (sharded runs) --------------------------------------
+// Between two steps of its method (a level of the level method, a sweep of the
+// sweeps) the whole state of a class is one code per position (class_solver.h,
+// LocalTransport::resume). At the first such boundary `interval` seconds after the
+// class started (or after its last checkpoint; 0: at every boundary), every rank
+// writes its slice of the codes at offset code_bytes x its first position into
+//
+//   DIR/.mtb-checkpoint.<table file name>.<c mod 2>     (checkpoint number c)
+//
+// (two files used in turn, so the last checkpoint stays whole while the next is
+// written) and syncs it; when every rank has, rank 0 replaces (temporary + rename)
+//
+//   DIR/.mtb-checkpoint.<table file name>.meta:
+//   mancala-tb-mpi checkpoint 1
+//   positions 12685179 method levels code_bytes 1 step 9 number 3 ranks 4
+//
+// A job run with --resume finds the meta of the class it starts, checks the
+// positions, the method and the code width, and every rank reads its own slice of
+// the codes (whatever the number of ranks now: the file is in position order) and
+// goes on from the step after it. Rank 0 removes the files once the class's table
+// file is written. Codes are in the machine's byte order (every rank's the same).
+class ClassCheckpoint {
+ public:
+  ClassCheckpoint(const boost::mpi::communicator& comm, std::filesystem::path dir, const std::string& table_file,
+                  Index positions, double interval_seconds, bool resume, WaitHook wait);
+  // Every rank, once, before the method's first pass: this rank's slice of the last
+  // checkpoint's codes into `codes` and its step, or -1 (none, or one that does not
+  // fit this class or cannot be read on some rank; `codes` may have been written).
+  int resume(const char* method, std::span<std::uint8_t> codes, std::size_t code_bytes);
+  // Every rank, at every boundary: writes a checkpoint when it is due on some rank;
+  // true when one was written. Throws std::runtime_error when it cannot be written.
+  bool save(const char* method, int step, std::span<const std::uint8_t> codes, std::size_t code_bytes);
+  // Rank 0: one line per checkpoint written or resumed from (the core never prints).
+  std::function<void(const std::string&)> on_line;
+  // Rank 0: removes the files of one class, or of every class.
+  static void remove(const std::filesystem::path& dir, const std::string& table_file);
+  static void remove_all(const std::filesystem::path& dir);
+
+ private:
+  std::filesystem::path file(int number) const;
+  const boost::mpi::communicator& comm_;
+  std::filesystem::path dir_;
+  std::string table_file_;
+  Index positions_;
+  double interval_;
+  bool resume_;
+  WaitHook wait_;
+  std::chrono::steady_clock::time_point last_;
+  int number_ = 0;  // the next checkpoint's
+  int last_step_ = -1;  // the step of the last checkpoint written or resumed from
 };
 
 // ---- Manifest: DIR/<variant>.manifest, written by rank 0 after every class -----
@@ -194,6 +259,10 @@ struct ClusterGenerateOptions {
   // `out` (checked at the start), else Replicated.
   enum class Lower : std::uint8_t { Auto, Sharded, Replicated };
   Lower lower = Lower::Auto;
+  // Sharded runs: a checkpoint inside a class at the first level or sweep boundary
+  // this many seconds after the last (ClassCheckpoint; 0: at every boundary;
+  // negative: none). Replicated runs keep whole classes only.
+  double checkpoint_seconds = 600;
   DistributedOptions solve;
   // Rank 0 only: one line per class (the core never prints).
   std::function<void(const std::string&)> on_line;

@@ -97,6 +97,8 @@ struct Tally {
   std::uint64_t stopped = 0;  // ranks that failed or were cancelled
 };
 
+enum class Method : std::uint8_t { Acyclic, Levels, Sweeps };
+
 // One process: K = 1, nothing crosses. The interface every transport implements.
 struct LocalTransport {
   std::uint64_t ranks() const { return 1; }
@@ -111,9 +113,19 @@ struct LocalTransport {
   Tally sum(const Tally& t, const char* /*phase*/) { return t; }
   int max(int x, const char* /*phase*/) { return x; }
   void after_first_pass() {}  // a test hook of the cluster transport
+  // Checkpoints inside a class (the cluster's transport keeps them; here none). Between
+  // two steps of a method the whole state of this rank's slice is its codes (one per
+  // position, `code_bytes` each, native byte order):
+  //   Levels: step t, at the start of level search below t (every level >= t and
+  //           every notice done; t = bound + 1 right after pass 0);
+  //   Sweeps: step r, after sweep r (sweeps 0..r done).
+  // checkpoint() is called at every such boundary and decides whether to keep one
+  // (every rank calls it, the same number of times). resume() is called once, before
+  // pass 0: it fills `codes` with this rank's slice of the class's last checkpoint
+  // and returns its step, or -1 (nothing to resume; `codes` may have been written).
+  int resume(Method /*method*/, std::span<std::uint8_t> /*codes*/, std::size_t /*code_bytes*/) { return -1; }
+  void checkpoint(Method /*method*/, int /*step*/, std::span<const std::uint8_t> /*codes*/, std::size_t /*code_bytes*/) {}
 };
-
-enum class Method : std::uint8_t { Acyclic, Levels, Sweeps };
 
 // The method of a class (SolveOptions::Method::Auto asks the variant).
 inline Result<Method> pick_method(const Variant& v, SolveOptions::Method m, std::uint64_t ranks) {
@@ -154,12 +166,20 @@ class ClassSolver {
 
   // This rank's slice of the values, in the byte layout of ClassValues.
   Result<Bytes> run(Method method, SolveStats* stats) {
+    if (opt_.best_exits) {
+      opt_.best_exits->clear();
+      if (ranks_ == 1 && method != Method::Acyclic) {
+        opt_.best_exits->assign(static_cast<std::size_t>(n_), kExitNone);
+        best_exit_ = opt_.best_exits->data();
+      }
+    }
     Result<Bytes> out;
     switch (method) {
       case Method::Acyclic: out = acyclic(); break;
       case Method::Levels: out = levels(); break;
       case Method::Sweeps: out = sweeps(); break;
     }
+    if (best_exit_ && (!out || exit_too_wide_.load())) opt_.best_exits->clear();
     if (stats) {
       stats->sweeps = rounds_;
       stats->positions = n_;
@@ -235,6 +255,18 @@ class ClassSolver {
   // A value in the byte layout of ClassValues.
   static Value read_value(const std::uint8_t* b, int width) {
     return width == 1 ? Value{static_cast<std::int8_t>(b[0])} : static_cast<Value>(static_cast<std::uint16_t>(b[0] | (b[1] << 8)));
+  }
+  // SolveOptions::best_exits left empty (a class resumed from a checkpoint does not play pass 0).
+  void drop_exits() {
+    if (!best_exit_) return;
+    best_exit_ = nullptr;
+    opt_.best_exits->clear();
+  }
+  // Keeps position u's best exit e (kNone: none) for SolveOptions::best_exits.
+  void keep_exit(Index u, Value e) {
+    if (!best_exit_) return;
+    if (e != kNone && (e <= kExitNoMove || e > std::numeric_limits<std::int8_t>::max())) exit_too_wide_.store(true);
+    best_exit_[static_cast<std::size_t>(u)] = e == kNone ? kExitNone : static_cast<std::int8_t>(e);
   }
   // Value of an exit, or kNone after fail().
   Value exit_value(const Child& c, Context& ctx) {
@@ -939,8 +971,25 @@ class ClassSolver {
     std::vector<std::vector<Offset>> serve;  // per rank: sorted offsets in this slice it reads
     std::uint64_t undecided = local_;
     int round = 0;
+    if (const int done = tr_.resume(Method::Sweeps, bytes_of(codes), sizeof(C)); done >= 0) {
+      // A checkpoint after sweep `done`: the open positions are those not final, and
+      // the ghosts (this rank's partition may differ from the checkpoint's) are
+      // listed again from their in-class children.
+      round = done + 1;
+      drop_exits();  // sweep 0 is not run again
+      undecided = 0;
+      for (Index u = 0; u < local_; ++u)
+        if (!sc_.is_final(codes[static_cast<std::size_t>(u)])) {
+          open_[static_cast<std::size_t>(u / 64)] |= std::uint64_t{1} << (u % 64);
+          ++undecided;
+        }
+      if (K > 1) find_ghosts<C>();
+    } else {
+      codes.assign(static_cast<std::size_t>(local_), static_cast<C>(sc_.start()));
+    }
+    const int ghosts_sent = std::max(round, 1);  // the first sweep that reads ghosts
     for (;; ++round) {
-      if (K > 1 && round == 1) {
+      if (K > 1 && round == ghosts_sent) {
         for (auto& g : ghost_index_) {
           unique_ghosts(g);
           g.shrink_to_fit();
@@ -1020,6 +1069,7 @@ class ClassSolver {
         else
           rank_cap_ = std::max(rank_cap_, *more);
       }
+      tr_.checkpoint(Method::Sweeps, round, bytes_of(codes), sizeof(C));
     }
     rounds_ = round + 1;
     std::vector<Piece>().swap(pieces_);
@@ -1028,6 +1078,26 @@ class ClassSolver {
     // (Cenne 7:7 up to 18 at 1 GiB peaked at 1,240 MiB with them still resident).
     if (keep) detail::give_back_freed_memory();
     return encode([&](std::size_t u) -> Value { return sc_.value(codes[u]); });
+  }
+
+  // A resumed class: the ghosts of the open positions (their in-class children owned
+  // by other ranks, which the later sweeps read), listed as sweep 0 lists them.
+  template <class C>
+  void find_ghosts() {
+    parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+      index_.for_each(begin_ + r.begin(), begin_ + r.end(), [&](Index g, const Position& p) {
+        const Index u = g - begin_;
+        if (!((open_[static_cast<std::size_t>(u / 64)] >> (u % 64)) & 1)) return;
+        rules_.Rules::children(p, ctx.kids);
+        for (const Child& c : ctx.kids) {
+          if (!in_class(c)) continue;
+          const Index ci = index_.rank(c.next);
+          if (mine(ci)) continue;
+          const std::size_t o = owner(ci);
+          ctx.wanted[o].push_back(static_cast<Offset>(ci - chunk_start(n_, ranks_, o)));
+        }
+      });
+    });
   }
 
   // The current codes of the positions other ranks read.
@@ -1177,6 +1247,7 @@ class ClassSolver {
       rules_.Rules::children(p, ctx.kids);
     }
     if (ctx.kids.empty()) {
+      if (first && best_exit_) best_exit_[static_cast<std::size_t>(u)] = kExitNoMove;
       const Value v = rules_.Rules::terminal_value(p);
       return settle<C>(u, old, first, v, kNone, kNone, true, ctx);
     }
@@ -1232,6 +1303,7 @@ class ClassSolver {
           base = std::max(base, x);
         }
       }
+      if (first) keep_exit(u, base);
       return settle<C>(u, old, first, base, best, upper, final, ctx);
     }
   }
@@ -1304,6 +1376,10 @@ class ClassSolver {
       return codes32_;
   }
   template <class C>
+  static std::span<std::uint8_t> bytes_of(std::vector<C>& codes) {
+    return {reinterpret_cast<std::uint8_t*>(codes.data()), codes.size() * sizeof(C)};
+  }
+  template <class C>
   std::atomic_ref<C> code_of(Index u) {
     return std::atomic_ref<C>(codes<C>()[static_cast<std::size_t>(u)]);
   }
@@ -1329,17 +1405,32 @@ class ClassSolver {
     level_ = bound_ + 1;
     level_seen_.assign(static_cast<std::size_t>(bound_) + 2, 0);
     outbox_.assign(K, {});
-    // Pass 0: exits, counters, positions decided by their exits alone.
-    parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
-      index_.for_each(begin_ + r.begin(), begin_ + r.end(), [&](Index g, const Position& p) { init<C>(g - begin_, p, ctx); });
-      report(r.size(), 0, local_);
-    });
-    tr_.after_first_pass();
-    if (finish_phase("all_reduce (pass 0)").stopped) return std::unexpected(stop_reason());
+    int t = tr_.resume(Method::Levels, bytes_of(codes), sizeof(C));
+    if (t >= 0) {
+      drop_exits();  // pass 0 is not run again
+      // A checkpoint: the levels still to search are those the codes wait at, and the
+      // best exits of undecided positions (a level none is left at would change nothing).
+      for (const C c : codes)
+        if (coder_.waiting(c))
+          level_seen_[static_cast<std::size_t>(std::abs(coder_.value(c)))] = 1;
+        else if (!coder_.decided(c) && coder_.exit(c) > 0)
+          level_seen_[static_cast<std::size_t>(coder_.exit(c))] = 1;
+    } else {
+      codes.assign(L, C{0});
+      // Pass 0: exits, counters, positions decided by their exits alone.
+      parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+        index_.for_each(begin_ + r.begin(), begin_ + r.end(), [&](Index g, const Position& p) { init<C>(g - begin_, p, ctx); });
+        report(r.size(), 0, local_);
+      });
+      tr_.after_first_pass();
+      if (finish_phase("all_reduce (pass 0)").stopped) return std::unexpected(stop_reason());
+      t = bound_ + 1;
+    }
     rounds_ = 1;
     const Index words = (local_ + 63) / 64;
     std::vector<std::vector<Notice>> inbox;
-    for (int t = bound_ + 1;;) {
+    for (;;) {
+      tr_.checkpoint(Method::Levels, t, bytes_of(codes), sizeof(C));  // every notice of the levels above t applied
       int next = 0;
       for (int s = t - 1; s >= 1; --s)
         if (detail::load(level_seen_[static_cast<std::size_t>(s)])) {
@@ -1509,11 +1600,13 @@ class ClassSolver {
   void init(Index u, const Position& p, Context& ctx) {
     rules_.Rules::children(p, ctx.kids);
     if (ctx.kids.empty()) {
+      if (best_exit_) best_exit_[static_cast<std::size_t>(u)] = kExitNoMove;
       decide<C>(u, rules_.Rules::terminal_value(p), &p, nullptr, ctx);
       return;
     }
     const Value e = exits_of(ctx.kids, true, ctx);
     if (stopped()) return;
+    keep_exit(u, e);
     std::sort(ctx.ranks.begin(), ctx.ranks.end());
     const auto distinct = static_cast<std::size_t>(std::unique(ctx.ranks.begin(), ctx.ranks.end()) - ctx.ranks.begin());
     if (distinct == 0) {
@@ -1629,6 +1722,8 @@ class ClassSolver {
   Error error_;
   Tally tally_;
   std::atomic<std::uint64_t> done_{0}, in_moves_{0}, exits_{0};
+  std::int8_t* best_exit_ = nullptr;  // SolveOptions::best_exits, while it is filled
+  std::atomic<bool> exit_too_wide_{false};
   int rounds_ = 0;
 
   // Acyclic: the values (kUnset until known).

@@ -22,12 +22,20 @@
 // playing a move of least dist and the other side any optimal move leave the class
 // within d(p) plies with the value kept: the value is realised.
 //
-// Method: one pass plays every position's moves once (values read from the class and
-// its exits), decides the positions of distance 1 and keeps, for each undecided
-// optimal in-class move p -> c, the edge c -> p; then breadth-first levels k = 1, 2,
-// ...: every parent q of a position decided at k is told; q ahead is decided at k + 1
-// at once, q behind when the last of its optimal in-class children is decided. The
-// levels are exact, so the result does not depend on the threads.
+// Method: one pass plays the moves of every position worth other than 0 once (values
+// read from the class and its exits; the exits not at all when the value solve kept
+// each position's best exit, SolveOptions::best_exits, and no move of a position of
+// the side ahead whose best exit is its value), decides the positions of distance 1
+// and keeps, for each undecided optimal in-class move p -> c, the edge c -> p (by
+// child, counted as they come: no sort); then breadth-first levels k = 1, 2, ...:
+// every parent q of a position decided at k is told; q ahead is decided at k + 1 at
+// once, q behind when the last of its optimal in-class children is decided. The
+// levels are exact, so the result does not depend on the threads nor on the order of
+// the edges.
+//
+// Memory: 3 bytes a position (the distances and the side behind's counts), 4 for the
+// edge offsets, 12 an edge while the edges are put in order (4 after); then the
+// result, 2 a position, beside the distances alone: distance_bytes() below.
 #pragma once
 
 #include <cstdint>
@@ -44,7 +52,16 @@ namespace mancala {
 // options.budget. Errors: MissingTable, Cancelled / Limit, Internal (a distance
 // beyond 65535, or a position whose value is not 0 left undecided: the values are
 // not those of the class).
+// The most memory solve_distances takes for a class of `positions`, beside the class's
+// values and the best exits: 8 bytes a position and 12 an edge, taken as one edge a
+// position (the undecided optimal in-class moves: Oware's class of 14 seeds 0.71 a
+// position, Kotu-baendum's of 10 0.4-0.7). generate --memory-mb counts it.
+constexpr std::uint64_t distance_bytes(std::uint64_t positions) { return 20 * positions; }
+
+// `best_exits`: the value solve's SolveOptions::best_exits for this class (null or
+// empty: the exits are read again); the result is the same.
 Result<std::vector<std::uint8_t>> solve_distances(const Variant& v, const ClassValues& values,
-                                                  const SolvedClasses& solved, const SolveOptions& options = {});
+                                                  const SolvedClasses& solved, const SolveOptions& options = {},
+                                                  const std::vector<std::int8_t>* best_exits = nullptr);
 
 }  // namespace mancala

@@ -43,6 +43,7 @@
 #include <optional>
 #include <utility>
 #include <string>
+#include <vector>
 
 #include "mancala/error.h"
 #include "mancala/values.h"
@@ -82,7 +83,14 @@ struct SolveOptions {
   // (an unlinked file, read back by sweep 1, which then need not play the moves
   // again); empty: none written.
   std::filesystem::path spill_dir;
+  // When set and one rank solves the class by levels or sweeps: filled with each
+  // position's best exit (the most a move that leaves the class is worth to its mover,
+  // kExitNone when no move leaves it, kExitNoMove when it has no move), one byte a
+  // position in index order, for the distances (distances.h), which then read no exit
+  // again; left empty otherwise (another method, several ranks, an exit beyond a byte).
+  std::vector<std::int8_t>* best_exits = nullptr;
 };
+inline constexpr std::int8_t kExitNone = -128, kExitNoMove = -127;
 
 struct SolveStats {
   int sweeps = 0;
