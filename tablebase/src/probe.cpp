@@ -234,6 +234,10 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
   // every in-class child has its file; else the moves go by value alone.
   r.distances = has_distance_tables(v);
   const ClassKey key = v.class_of(p);
+  if (r.distances && !covers(v, key, TableContent::Distances)) {  // no .mtz: no error to make a move
+    r.distances = false;
+    r.distances_missing = true;
+  }
   for (const Child& c : kids) {
     Value cv = 0;
     if (!c.game_over) {

@@ -479,9 +479,9 @@ TEST(Hostile, ProbeProtocolRereadsReplacedTables) {
   const VariantPtr v = variant("oware");
   const ClassKey key{0, 4};
   const std::string name = table_file_name(v->name(), key);
-  // The replacement: every value of class 4 set to +4.
+  // The replacement: every value of class 4 set to -4 (the position below is worth +4).
   fs::create_directories(d.path / "new");
-  ASSERT_TRUE(write_table(d.path / "new" / name, *v, key, std::vector<std::uint8_t>(ClassIndex(*v, key).size(), 4), 1));
+  ASSERT_TRUE(write_table(d.path / "new" / name, *v, key, std::vector<std::uint8_t>(ClassIndex(*v, key).size(), static_cast<std::uint8_t>(-4)), 1));
   const std::string pos = "oware 1,1,1,0,0,0/0,0,0,1,0,0 S";
   const std::string cmd = "{ echo '" + pos + "'; sleep 1.3; mv " + (d.path / "new" / name).string() + " " +
                           (d.path / "tb" / name).string() + "; sleep 1.3; echo '" + pos + "'; } | " + MANCALA_TB_EXE +
@@ -493,8 +493,8 @@ TEST(Hostile, ProbeProtocolRereadsReplacedTables) {
   while (fgets(buf.data(), buf.size(), f)) lines.emplace_back(buf.data());
   EXPECT_EQ(pclose(f), 0);
   ASSERT_EQ(lines.size(), 2u);
-  EXPECT_EQ(lines[0].find("\"value\":4,"), std::string::npos) << lines[0];
-  EXPECT_NE(lines[1].find("\"value\":4,"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[0].find("\"value\":-4,"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[1].find("\"value\":-4,"), std::string::npos) << lines[1];
 }
 
 // mtb_value_pits (the position as numbers) answers what mtb_value answers for its text,
