@@ -36,7 +36,7 @@ for np in $nps; do
   largest=$(grep -o 'positions [0-9]*' "$out/$d.manifest" | awk '{ if ($2 > m) m = $2 } END { print m }')
   peak=$(grep -o 'peak [0-9]* KB' "$log" | awk '{ if ($2 > m) m = $2 } END { print m }')
   peak0=$(grep -o 'rank 0 peak [0-9]* KB' "$log" | awk '{ print $4 }')
-  others=$(grep -o 'rank [1-9][0-9]* peak [0-9]* KB' "$log" | awk '{ if ($4 > m) m = $4 } END { print m + 0 }')
+  others=$({ grep -o 'rank [1-9][0-9]* peak [0-9]* KB' "$log" || true; } | awk '{ if ($4 > m) m = $4 } END { print m + 0 }')
   bound=$(python3 -c "print(round((1.25 * $largest / $np + 64 * 2**20) / 1024))")
   echo "np $np: largest class $largest, largest rank peak $peak KB (rank 0 $peak0 KB, others at most $others KB)," \
     "bound $bound KB; $(grep '^stats ranks' "$log")"

@@ -50,6 +50,7 @@ struct TableSlot {
   bool compact = false;
   int seeds = 0;
   std::int8_t lo[16], hi[16];  // compact: the bounds of v for each code
+  std::uint8_t code[256];      // compact: the code of each byte of the file (16: not a value)
 };
 
 class TableLeaves {
@@ -169,21 +170,24 @@ class TableLeaves {
     }
     const std::size_t first = b * slot.block_positions;
     if (slot.compact) {  // even block_positions: a block fills whole bytes
-      const int k = slot.seeds, o = std::max(0, (k - 14) / 2);
+      const std::uint8_t* in = blk->data();
       std::uint8_t* out = slot.values.get() + first / 2;
-      for (std::size_t j = 0; j < blk->size(); ++j) {
-        const int v = static_cast<std::int8_t>((*blk)[j]);
-        if (v < -k || v > k || ((v + k) & 1)) {
-          fail_(SearchError{SearchError::Corrupt, slot.file->path().string() + ": value " + std::to_string(v) +
-                                                      " is not the value of a Kalah position of " + std::to_string(k) +
-                                                      " seeds"});
-          return false;
-        }
-        const unsigned code = static_cast<unsigned>(std::clamp((v + k) / 2 - o, 0, 15));
-        if (j & 1)
-          out[j >> 1] = static_cast<std::uint8_t>(out[j >> 1] | code << 4);
-        else
-          out[j >> 1] = static_cast<std::uint8_t>(code);
+      const std::size_t n = blk->size();
+      unsigned bad = 0;  // 16: a byte that is no value of the class
+      for (std::size_t j = 0; j + 1 < n; j += 2) {
+        const unsigned lo = slot.code[in[j]], hi = slot.code[in[j + 1]];
+        bad |= lo | hi;
+        out[j >> 1] = static_cast<std::uint8_t>((lo & 15) | (hi & 15) << 4);
+      }
+      if (n & 1) {
+        bad |= slot.code[in[n - 1]];
+        out[n >> 1] = static_cast<std::uint8_t>(slot.code[in[n - 1]] & 15);
+      }
+      if (bad & 16) {
+        fail_(SearchError{SearchError::Corrupt, slot.file->path().string() +
+                                                    ": a value is not that of a Kalah position of " +
+                                                    std::to_string(slot.seeds) + " seeds"});
+        return false;
       }
     } else {
       std::memcpy(slot.values.get() + first * static_cast<std::size_t>(slot.width), blk->data(), blk->size());
@@ -217,6 +221,11 @@ class TableLeaves {
           const int ulo = code == 0 ? 0 : std::min(code + o, k), uhi = code == 15 ? k : std::min(code + o, k);
           slot.lo[code] = static_cast<std::int8_t>(2 * ulo - k);
           slot.hi[code] = static_cast<std::int8_t>(2 * uhi - k);
+        }
+        for (int byte = 0; byte < 256; ++byte) {
+          const int v = static_cast<std::int8_t>(byte);
+          slot.code[byte] =
+              static_cast<std::uint8_t>(v < -k || v > k || ((v + k) & 1) ? 16 : std::clamp((v + k) / 2 - o, 0, 15));
         }
       }
       constexpr std::size_t kHuge = 2u << 20;

@@ -247,29 +247,33 @@ class DistanceSolver {
       next.clear();
       if (k == 0) next.swap(ones_);
       const auto d = static_cast<std::uint16_t>(k + 1);
-      arena_.execute([&] {
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier_.size(), 1024),
-                          [&](const tbb::blocked_range<std::size_t>& r) {
-                            std::vector<std::uint32_t> found;
-                            for (std::size_t f = r.begin(); f < r.end(); ++f) {
-                              const std::uint32_t c = frontier_[f];
-                              for (std::uint32_t e = first_[c]; e < first_[c + 1]; ++e) {
-                                const std::uint32_t q = parents_[e];
-                                if (values_.get(q) > 0) {
-                                  std::uint16_t none = 0;
-                                  if (std::atomic_ref<std::uint16_t>(dist_[q]).compare_exchange_strong(
-                                          none, d, std::memory_order_relaxed))
-                                    found.push_back(q);
-                                } else if (std::atomic_ref<std::uint8_t>(behind_[q]).fetch_sub(1, std::memory_order_relaxed) == 1) {
-                                  std::atomic_ref<std::uint16_t>(dist_[q]).store(d, std::memory_order_relaxed);
-                                  found.push_back(q);
-                                }
-                              }
-                            }
-                            std::lock_guard lock(mu_);
-                            next.insert(next.end(), found.begin(), found.end());
-                          });
-      });
+      // Tells the parents of frontier_[r]; what it decides goes to `next`.
+      auto tell = [&](const tbb::blocked_range<std::size_t>& r) {
+        std::vector<std::uint32_t> found;
+        for (std::size_t f = r.begin(); f < r.end(); ++f) {
+          const std::uint32_t c = frontier_[f];
+          for (std::uint32_t e = first_[c]; e < first_[c + 1]; ++e) {
+            const std::uint32_t q = parents_[e];
+            if (values_.get(q) > 0) {
+              std::uint16_t none = 0;
+              if (std::atomic_ref<std::uint16_t>(dist_[q]).compare_exchange_strong(none, d, std::memory_order_relaxed))
+                found.push_back(q);
+            } else if (std::atomic_ref<std::uint8_t>(behind_[q]).fetch_sub(1, std::memory_order_relaxed) == 1) {
+              std::atomic_ref<std::uint16_t>(dist_[q]).store(d, std::memory_order_relaxed);
+              found.push_back(q);
+            }
+          }
+        }
+        std::lock_guard lock(mu_);
+        next.insert(next.end(), found.begin(), found.end());
+      };
+      // A small level on this thread: the long tail of a class has many levels of a few
+      // positions, and waking the other threads for each is not worth it.
+      constexpr std::size_t kGrain = 1024;
+      if (frontier_.size() <= 4 * kGrain)
+        tell(tbb::blocked_range<std::size_t>(0, frontier_.size()));
+      else
+        arena_.execute([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier_.size(), kGrain), tell); });
       frontier_.swap(next);
     }
   }
