@@ -121,7 +121,7 @@ extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max
     // One header field set to an interesting value.
     static const std::size_t fields[] = {tb::kHeaderBytes, tb::kKind, tb::kPits, tb::kState, tb::kSeeds,
                                          tb::kIndexVersion, tb::kFilterFrom, tb::kFilterTo, tb::kPositions,
-                                         tb::kValueWidth, tb::kBlockPositions, tb::kBlocks, tb::kListSize,
+                                         tb::kValueWidth, tb::kUnitPositions, tb::kUnitsPerBlock, tb::kBlocks, tb::kCodeBytes, tb::kContent, tb::kListSize,
                                          tb::kListBytes, tb::kVariantBytes, tb::kGeneratorBytes};
     static const std::uint64_t values[] = {0, 1, 2, 3, 7, 48, 49, 3000, 65535, 65536, 1u << 24, (1u << 24) + 1,
                                            0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu, 1ull << 32, 1ull << 63, ~0ull};

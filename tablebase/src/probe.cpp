@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 
 namespace mancala {
 
@@ -133,10 +134,17 @@ void Tablebase::refresh() {
           s.ready.store(s.owner.get(), std::memory_order_release);
         }
       }
+  // Only the tables not carried over are retired (a long-running protocol refreshes
+  // every second: retiring the kept ones too grew retired_ without bound).
+  std::set<const TableFile*> kept;
+  for (auto& [name, vt] : (*fresh)->files_)
+    for (int c = 0; c < 2; ++c)
+      for (auto& [key, s] : vt.slots[c])
+        if (s.owner) kept.insert(s.owner.get());
   for (auto& [name, vt] : files_)
     for (int c = 0; c < 2; ++c)
       for (auto& [key, s] : vt.slots[c])
-        if (s.owner) retired_.push_back(s.owner);
+        if (s.owner && !kept.count(s.owner.get())) retired_.push_back(s.owner);
   files_ = std::move((*fresh)->files_);
   ignored_ = std::move((*fresh)->ignored_);
 }
