@@ -12,7 +12,9 @@
  *   pits   mtb_value_pits (the position as numbers, parsed before the clock starts)
  *   text   mtb_value (the position as text)
  *   probe  mtb_probe (the value and every move's value)
- * and prints "threads T array A pits P text X probe Q cpu array A' pits P' text X' probe Q'":
+ *   batch  mtb_values_pits on 64 positions a call (their memory reads overlap)
+ * and prints "threads T array A pits P text X probe Q batch Y cpu array A' pits P' text X'
+ * probe Q' batch Y'":
  * calls per second of wall time (all threads), then per second of the process's CPU
  * time (the figure that holds on a machine shared with other jobs). */
 #define _POSIX_C_SOURCE 200809L
@@ -40,6 +42,9 @@ static uint64_t array_bytes;
 static size_t array_reads; /* a thread's reads: enough to last well beyond the threads' start */
 static double cpu_rate; /* calls per second of CPU time (all threads) of the last rate() */
 static int threads;
+static int* boards; /* count positions' pits, P a position (the batch; one variant) */
+static int* sides;
+static int board_pits;
 
 static double now(void) {
   struct timespec t;
@@ -80,9 +85,20 @@ static void* work(void* arg) {
         if (mtb_value(tb, p->text, &value, &plies) != MTB_OK) j->failed = 1;
         j->sum += value;
         break;
-      default:
+      case 3:
         if (mtb_probe(tb, p->text, &r) != MTB_OK) j->failed = 1;
         j->sum += r.value;
+        break;
+      default: { /* 64 positions a call, from here (no wrap inside a call) */
+        int values[64], n = 64, m;
+        size_t from = at % count;
+        if ((size_t)n > count - from) n = (int)(count - from);
+        if ((size_t)n > count - k) n = (int)(count - k);
+        if (mtb_values_pits(tb, p->variant, n, boards + from * (size_t)board_pits, NULL, sides + from, values, NULL) != MTB_OK)
+          j->failed = 1;
+        for (m = 0; m < n; ++m) j->sum += values[m];
+        k += (size_t)n - 1, at += (size_t)n - 1;
+      }
     }
   }
   return NULL;
@@ -147,6 +163,24 @@ int main(int argc, char** argv) {
   }
   fclose(f);
   if (!count) return 1;
+  {
+    int pits = 0, v = 0, n;
+    for (i = 0; i < count; ++i)
+      if (positions[i].variant != positions[0].variant) return fprintf(stderr, "positions of one variant only\n"), 1;
+    {
+      char name[64];
+      sscanf(positions[0].text, "%63s", name);
+      if (mtb_variant(tb, name, &v, &pits) != MTB_OK) return 1;
+    }
+    board_pits = pits;
+    boards = malloc(count * (size_t)pits * sizeof *boards);
+    sides = malloc(count * sizeof *sides);
+    if (!boards || !sides) return 1;
+    for (i = 0; i < count; ++i) {
+      for (n = 0; n < pits; ++n) boards[i * (size_t)pits + (size_t)n] = positions[i].pits[n];
+      sides[i] = positions[i].side;
+    }
+  }
   if (array_bytes) {
     uint64_t x = 88172645463325252ull;
     array = malloc(array_bytes);
@@ -159,14 +193,14 @@ int main(int argc, char** argv) {
   array_reads = count < 20000000 ? 20000000 : count;
   rate(1); /* first touch of the tables: maps, indexes, block checks */
   {
-    double w[4], c[4];
+    double w[5], c[5];
     int m;
-    for (m = 0; m < 4; ++m) {
+    for (m = 0; m < 5; ++m) {
       w[m] = m == 0 && !array_bytes ? 0.0 : rate(m);
       c[m] = m == 0 && !array_bytes ? 0.0 : cpu_rate;
     }
-    printf("threads %d array %.0f pits %.0f text %.0f probe %.0f cpu array %.0f pits %.0f text %.0f probe %.0f\n", threads,
-           w[0], w[1], w[2], w[3], c[0], c[1], c[2], c[3]);
+    printf("threads %d array %.0f pits %.0f text %.0f probe %.0f batch %.0f cpu array %.0f pits %.0f text %.0f probe %.0f batch %.0f\n",
+           threads, w[0], w[1], w[2], w[3], w[4], c[0], c[1], c[2], c[3], c[4]);
   }
   mtb_close(tb);
   return 0;

@@ -337,8 +337,27 @@ py::array_t<std::int32_t> class_values(const ClassRef& ref, const std::optional<
   {
     py::gil_scoped_release unlocked;
     const GameKind kind = ref.variant->kind();
-    for (std::size_t i = 0; i < n; ++i) {
-      auto r = ref.table->value(in ? static_cast<Index>(in[i]) : static_cast<Index>(i));
+    const TableFile& t = *ref.table;
+    if (!in) {  // the whole class: block by block, each decoded once
+      const std::size_t w = t.header().value_width;
+      for (std::size_t b = 0, i = 0; b < t.header().blocks() && !error; ++b) {
+        auto block = t.read_block(b);
+        if (!block) {
+          error = block.error();
+          break;
+        }
+        for (std::size_t k = 0; k < block->size(); k += w, ++i)
+          dst[i] = py_value(kind, w == 1 ? static_cast<Value>(static_cast<std::int8_t>((*block)[k]))
+                                         : static_cast<Value>(static_cast<std::int16_t>((*block)[k] | (*block)[k + 1] << 8)));
+      }
+    }
+    // Codes in any order: the reads of later codes started ahead (format.h), so that
+    // their cache misses overlap.
+    constexpr std::size_t kAhead = 16;
+    for (std::size_t i = 0; in && i < n; ++i) {
+      if (i + kAhead < n) t.prefetch(static_cast<Index>(in[i + kAhead]));
+      if (i + kAhead / 2 < n) t.prefetch_unit(static_cast<Index>(in[i + kAhead / 2]));
+      auto r = t.value(static_cast<Index>(in[i]));
       if (!r) {
         error = r.error();
         break;

@@ -39,16 +39,17 @@ for seeds in $SEEDS; do
   bytes=$(sed -E 's/.* positions, ([0-9]+) bytes.*/\1/' <<<"$tables")
   sizes+="| up to $seeds | $positions | $bytes | $(awk -v b="$bytes" -v n="$positions" 'BEGIN { printf "%.3f", b / n }') |"$'\n'
   for t in 1 2 8; do
-    read -r _ _ _ array _ pits _ text _ probe _ _ carray _ cpits _ ctext _ cprobe \
+    read -r _ _ _ array _ pits _ text _ probe _ batch _ _ carray _ cpits _ ctext _ cprobe _ cbatch \
       <<<"$("$BUILD/bench/probe_rate_c" "$dir" "$WORK/positions.txt" "$t" "$positions")"
-    rows+="| up to $seeds | $t | $(fmt "$array") | $(fmt "$pits") ($(ratio "$array" "$pits")) | $(fmt "$text") ($(ratio "$array" "$text")) | $(fmt "$probe") ($(ratio "$array" "$probe")) |"$'\n'
-    crows+="| up to $seeds | $t | $(fmt "$carray") | $(fmt "$cpits") ($(ratio "$carray" "$cpits")) | $(fmt "$ctext") ($(ratio "$carray" "$ctext")) | $(fmt "$cprobe") ($(ratio "$carray" "$cprobe")) |"$'\n'
+    rows+="| up to $seeds | $t | $(fmt "$array") | $(fmt "$pits") ($(ratio "$array" "$pits")) | $(fmt "$text") ($(ratio "$array" "$text")) | $(fmt "$probe") ($(ratio "$array" "$probe")) | $(fmt "$batch") ($(ratio "$array" "$batch")) |"$'\n'
+    crows+="| up to $seeds | $t | $(fmt "$carray") | $(fmt "$cpits") ($(ratio "$carray" "$cpits")) | $(fmt "$ctext") ($(ratio "$carray" "$ctext")) | $(fmt "$cprobe") ($(ratio "$carray" "$cprobe")) | $(fmt "$cbatch") ($(ratio "$carray" "$cbatch")) |"$'\n'
   done
   /usr/bin/time -f "rss %M" "$BUILD/bench/probe_rate_c" "$dir" "$WORK/positions.txt" 8 0 > /dev/null 2> "$WORK/time.txt"
   rss=$(sed -n 's/^rss //p' "$WORK/time.txt")
   mem+="| up to $seeds | $((rss / 1024)) MiB | $(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1048576 }') MiB | $(awk -v r="$rss" -v b="$bytes" 'BEGIN { printf "%.1f", r / 1024 - b / 1048576 }') MiB |"$'\n'
 done
 
+marker="<!-- the part above is written by scripts/bench_probe.sh; below, by hand -->"
 cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
 {
   echo "# Random probes: values and full probes through the C API"
@@ -56,7 +57,7 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
   echo "Made by \`bash scripts/bench_probe.sh\` (SEEDS=\"$SEEDS\" COUNT=$COUNT) on $(date -u +%Y-%m-%d),"
   echo "$cpu, $(nproc) cores (load average $load when it started: above 0, other jobs shared"
   echo "the machine, and the CPU-time table below is the one that holds). Table format version 4"
-  echo "(docs/format.md): values in units of 256 positions coded by a per-file Huffman code,"
+  echo "(docs/format.md): values in units of 64 positions coded by a per-file Huffman code,"
   echo "decoded in place from the memory-mapped files. The program \`bench/probe_rate_c.c\`"
   echo "links libmancala_probe as an engine does and runs every figure of a row in one"
   echo "process: COUNT positions drawn uniformly from every table (the tables in the OS page"
@@ -67,19 +68,21 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
   echo "  the tables (the same size as the values uncompressed), 20 million a thread;"
   echo "- **values, numbers**: \`mtb_value_pits\` (the position as numbers, as an engine holds it);"
   echo "- **values, text**: \`mtb_value\` (the position as text: parsing included);"
-  echo "- **full probes**: \`mtb_probe\` (the value and every move's value, as text)."
+  echo "- **full probes**: \`mtb_probe\` (the value and every move's value, as text);"
+  echo "- **values, batch**: \`mtb_values_pits\` on 64 positions a call (numbers; the memory"
+  echo "  reads of 16 positions at a time overlap)."
   echo
   echo "Calls per second, all threads together, and the fraction of the array's rate:"
   echo
-  echo "| Oware | threads | array | values, numbers | values, text | full probes |"
-  echo "|---|---|---|---|---|---|"
+  echo "| Oware | threads | array | values, numbers | values, text | full probes | values, batch |"
+  echo "|---|---|---|---|---|---|---|"
   printf '%s' "$rows"
   echo
   echo "The same calls per second of the process's CPU time (what the calls cost, whatever"
   echo "else ran on the machine):"
   echo
-  echo "| Oware | threads | array | values, numbers | values, text | full probes |"
-  echo "|---|---|---|---|---|---|"
+  echo "| Oware | threads | array | values, numbers | values, text | full probes | values, batch |"
+  echo "|---|---|---|---|---|---|---|"
   printf '%s' "$crows"
   echo
   echo "Targets (issue 31): values from numbers at least 1/10 of the array's rate, from text and"
@@ -97,5 +100,10 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
   echo "| Oware | peak RSS | tables (mapped) | above the tables |"
   echo "|---|---|---|---|"
   printf '%s' "$mem"
-} > results/probe.md
+  echo
+  echo "$marker"
+  # What follows the marker was written by hand: kept as it is.
+  if [ -f results/probe.md ]; then awk -v m="$marker" 'after; $0 == m { after = 1 }' results/probe.md; fi
+} > "$WORK/probe.md"
+mv "$WORK/probe.md" results/probe.md
 cat results/probe.md

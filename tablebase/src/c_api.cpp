@@ -1,5 +1,6 @@
 // The C API: every entry point catches everything; errors become codes and a
 // per-thread message.
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <exception>
@@ -16,6 +17,7 @@
 #include <array>
 #include <atomic>
 #include <mutex>
+#include <span>
 
 struct mtb_tables {
   std::shared_ptr<mancala::Tablebase> tb;
@@ -61,6 +63,52 @@ int c_value(mancala::GameKind k, mancala::Value v) {
 
 // Plies to the end of a win/loss game; a margin has no length: 0 (mancala_probe.h).
 int c_plies(mancala::GameKind k, mancala::Value v) { return k == mancala::GameKind::Score ? 0 : mancala::plies_of(v); }
+
+// The variant numbered `variant` by mtb_variant on this handle, or null (an
+// MTB_ERR_ARGUMENT message set).
+const mancala::Variant* variant_of(mtb_tables* tb, int variant, const char* fn) {
+  if (variant < 0 || variant >= tb->count.load(std::memory_order_acquire)) {
+    fail(MTB_ERR_ARGUMENT, std::string(fn) + ": not a variant of mtb_variant");
+    return nullptr;
+  }
+  return tb->variants[static_cast<std::size_t>(variant)].get();
+}
+
+// A position given as numbers (mtb_value_pits) as a Position with South to move.
+mtb_error position_of(const mancala::Variant& v, const int* pits, const int* marks, int side, const char* where,
+                      mancala::Position& p) {
+  if (side != 0 && side != 1) return fail(MTB_ERR_ARGUMENT, std::string(where) + "side must be 0 (South) or 1 (North)");
+  p = mancala::Position{};
+  const int n = v.pits();
+  for (int i = 0; i < n; ++i) {
+    if (pits[i] < 0 || pits[i] > 255)
+      return fail(MTB_ERR_POSITION, std::string(where) + "pit " + std::to_string(i) + " holds " + std::to_string(pits[i]) + " seeds");
+    p.pits[static_cast<std::size_t>(i)] = static_cast<mancala::Seeds>(pits[i]);
+    if (marks) {
+      if (marks[i] < 0 || marks[i] > 3)
+        return fail(MTB_ERR_POSITION, std::string(where) + "pit " + std::to_string(i) + " has mark " + std::to_string(marks[i]));
+      p.marks[static_cast<std::size_t>(i)] = static_cast<mancala::Mark>(marks[i]);
+    }
+  }
+  if (marks)
+    if (std::string err = v.check(p); !err.empty()) return fail(MTB_ERR_POSITION, where + err);
+  if (side == 1) p = v.rotate(p);
+  return MTB_OK;
+}
+
+// After the table refused position p with `e`: a position the tables do not index
+// itself (a first move, Oware's start) is valued by its moves; else the error.
+mtb_error value_by_moves(mtb_tables* tb, const mancala::Variant& v, const mancala::Position& p, const mancala::Error& e,
+                         const char* where, int* value, int* plies) {
+  if (e.code != mancala::TableError::BadPosition && e.code != mancala::TableError::NotFound) return from_table_error(e);
+  if (std::string err = v.check(p); !err.empty()) return fail(MTB_ERR_POSITION, where + err);
+  if (e.code == mancala::TableError::NotFound) return from_table_error(e);
+  auto pr = tb->tb->probe(v, p);
+  if (!pr) return from_table_error(pr.error());
+  *value = c_value(v.kind(), pr->value);
+  if (plies) *plies = c_plies(v.kind(), pr->value);
+  return MTB_OK;
+}
 
 // Copies a string with its NUL into a fixed field; false if it does not fit.
 template <std::size_t N>
@@ -146,8 +194,16 @@ void mtb_close(mtb_tables* tb) {
 }
 
 mtb_error mtb_probe(mtb_tables* tb, const char* position, mtb_result* out) {
+  return mtb_probe_moves(tb, position, out, nullptr, -1, nullptr);
+}
+
+// capacity -1: mtb_probe (no whole moves asked).
+mtb_error mtb_probe_moves(mtb_tables* tb, const char* position, mtb_result* out, mtb_ranked_move* moves, int capacity,
+                          int* count) {
+  const char* fn = capacity < 0 ? "mtb_probe" : "mtb_probe_moves";
   return guarded([&] {
-    if (!tb || !position || !out) return fail(MTB_ERR_ARGUMENT, "mtb_probe: NULL argument");
+    if (!tb || !position || !out || (capacity >= 0 && !count) || (capacity > 0 && !moves))
+      return fail(MTB_ERR_ARGUMENT, std::string(fn) + ": NULL argument");
     std::memset(out, 0, sizeof *out);
     auto pp = mancala::parse_position(position);
     if (!pp) return fail(MTB_ERR_POSITION, pp.error().message);
@@ -157,6 +213,8 @@ mtb_error mtb_probe(mtb_tables* tb, const char* position, mtb_result* out) {
     out->kind = v.kind() == mancala::GameKind::Score ? MTB_SCORE : MTB_WIN_LOSS;
     out->value = c_value(v.kind(), r->value);
     out->plies = c_plies(v.kind(), r->value);
+    out->distances = r->distances ? 1 : 0;
+    out->distance = r->distance;
     for (const auto& m : r->moves) {
       if (out->move_count >= MTB_MAX_MOVES) break;
       mtb_move& cm = out->moves[out->move_count++];
@@ -166,8 +224,21 @@ mtb_error mtb_probe(mtb_tables* tb, const char* position, mtb_result* out) {
       cm.gain_opponent = m.child.gain_opponent;
       cm.distance = m.distance;
     }
-    out->distances = r->distances ? 1 : 0;
-    out->distance = r->distance;
+    if (capacity < 0) return MTB_OK;
+    *count = static_cast<int>(r->moves.size());
+    if (r->moves.size() > static_cast<std::size_t>(capacity))
+      return fail(MTB_ERR_ARGUMENT, "mtb_probe_moves: " + std::to_string(r->moves.size()) + " moves, room for " +
+                                        std::to_string(capacity));
+    for (std::size_t k = 0; k < r->moves.size(); ++k) {
+      const auto& m = r->moves[k];
+      mtb_ranked_move& cm = moves[k];
+      std::memset(&cm, 0, sizeof cm);
+      if (!put_text(cm.move, v.move_name(m.move))) return fail(MTB_ERR_INTERNAL, "mtb_probe_moves: a move name beyond MTB_MOVE_TEXT");
+      cm.value = c_value(v.kind(), m.value);
+      cm.gain_mover = m.child.gain_mover;
+      cm.gain_opponent = m.child.gain_opponent;
+      cm.distance = m.distance;
+    }
     return MTB_OK;
   });
 }
@@ -251,36 +322,57 @@ mtb_error mtb_play(const char* position, const char* move, mtb_turn* out) {
 mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int* marks, int side, int* value, int* plies) {
   return guarded([&] {
     if (!tb || !pits || !value) return fail(MTB_ERR_ARGUMENT, "mtb_value_pits: NULL argument");
-    if (variant < 0 || variant >= tb->count.load(std::memory_order_acquire))
-      return fail(MTB_ERR_ARGUMENT, "mtb_value_pits: not a variant of mtb_variant");
-    if (side != 0 && side != 1) return fail(MTB_ERR_ARGUMENT, "mtb_value_pits: side must be 0 (South) or 1 (North)");
-    const mancala::Variant& v = *tb->variants[static_cast<std::size_t>(variant)];
+    const mancala::Variant* v = variant_of(tb, variant, "mtb_value_pits");
+    if (!v) return MTB_ERR_ARGUMENT;
     mancala::Position p;
-    const int n = v.pits();
-    for (int i = 0; i < n; ++i) {
-      if (pits[i] < 0 || pits[i] > 255) return fail(MTB_ERR_POSITION, "mtb_value_pits: pit " + std::to_string(i) + " holds " + std::to_string(pits[i]) + " seeds");
-      p.pits[static_cast<std::size_t>(i)] = static_cast<mancala::Seeds>(pits[i]);
-      if (marks) {
-        if (marks[i] < 0 || marks[i] > 3) return fail(MTB_ERR_POSITION, "mtb_value_pits: pit " + std::to_string(i) + " has mark " + std::to_string(marks[i]));
-        p.marks[static_cast<std::size_t>(i)] = static_cast<mancala::Mark>(marks[i]);
+    if (mtb_error e = position_of(*v, pits, marks, side, "mtb_value_pits: ", p); e != MTB_OK) return e;
+    auto r = tb->tb->value(*v, p);
+    if (!r) return value_by_moves(tb, *v, p, r.error(), "mtb_value_pits: ", value, plies);
+    *value = c_value(v->kind(), *r);
+    if (plies) *plies = c_plies(v->kind(), *r);
+    return MTB_OK;
+  });
+}
+
+mtb_error mtb_values_pits(mtb_tables* tb, int variant, int count, const int* pits, const int* marks, const int* sides,
+                          int* values, int* plies) {
+  return guarded([&] {
+    if (!tb || (count > 0 && (!pits || !values))) return fail(MTB_ERR_ARGUMENT, "mtb_values_pits: NULL argument");
+    if (count < 0) return fail(MTB_ERR_ARGUMENT, "mtb_values_pits: count " + std::to_string(count) + " below 0");
+    const mancala::Variant* v = variant_of(tb, variant, "mtb_values_pits");
+    if (!v) return MTB_ERR_ARGUMENT;
+    const std::size_t P = static_cast<std::size_t>(v->pits());
+    // A group at a time: the positions in numbers become Positions, then one batch.
+    constexpr std::size_t kGroup = 4 * mancala::Tablebase::kBatch;
+    std::array<mancala::Position, kGroup> ps;
+    std::array<mancala::Value, kGroup> out;
+    for (std::size_t g = 0; g < static_cast<std::size_t>(count); g += kGroup) {
+      const std::size_t n = std::min(kGroup, static_cast<std::size_t>(count) - g);
+      for (std::size_t k = 0; k < n; ++k) {
+        const std::size_t at = g + k;
+        const std::string where = "mtb_values_pits: position " + std::to_string(at) + ": ";
+        if (mtb_error e = position_of(*v, pits + at * P, marks ? marks + at * P : nullptr, sides ? sides[at] : 0, "", ps[k]);
+            e != MTB_OK)
+          return fail(e, where + g_last_error);
+      }
+      for (std::size_t done = 0; done < n;) {
+        std::size_t failed = n;
+        auto ok = tb->tb->values(*v, std::span(ps).subspan(done, n - done), std::span(out).subspan(done), &failed);
+        const std::size_t upto = ok ? n : done + failed;
+        for (std::size_t k = done; k < upto; ++k) {
+          values[g + k] = c_value(v->kind(), out[k]);
+          if (plies) plies[g + k] = c_plies(v->kind(), out[k]);
+        }
+        if (ok) break;
+        // Not indexed itself (a first move, Oware's start): by its moves, then go on.
+        const std::string where = "mtb_values_pits: position " + std::to_string(g + upto) + ": ";
+        if (mtb_error e = value_by_moves(tb, *v, ps[upto], ok.error(), "", values + g + upto,
+                                         plies ? plies + g + upto : nullptr);
+            e != MTB_OK)
+          return fail(e, where + g_last_error);
+        done = upto + 1;
       }
     }
-    if (marks)
-      if (std::string err = v.check(p); !err.empty()) return fail(MTB_ERR_POSITION, "mtb_value_pits: " + err);
-    if (side == 1) p = v.rotate(p);
-    auto r = tb->tb->value(v, p);
-    if (!r) {
-      // Not indexed itself (a first move, Oware's start), or seeds the variant cannot hold.
-      if (r.error().code != mancala::TableError::BadPosition && r.error().code != mancala::TableError::NotFound)
-        return from_table_error(r.error());
-      if (std::string err = v.check(p); !err.empty()) return fail(MTB_ERR_POSITION, "mtb_value_pits: " + err);
-      if (r.error().code == mancala::TableError::NotFound) return from_table_error(r.error());
-      auto pr = tb->tb->probe(v, p);
-      if (!pr) return from_table_error(pr.error());
-      r = pr->value;
-    }
-    *value = c_value(v.kind(), *r);
-    if (plies) *plies = c_plies(v.kind(), *r);
     return MTB_OK;
   });
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <set>
 
 namespace mancala {
@@ -234,6 +235,55 @@ std::expected<int, TableError> Tablebase::distance(const Variant& v, const Posit
   return static_cast<int>(static_cast<std::uint16_t>(*d));
 }
 
+std::expected<void, TableError> Tablebase::values(const Variant& v, std::span<const Position> ps, std::span<Value> out,
+                                                  std::size_t* failed) const {
+  return entries(v, ps, out, TableContent::Values, failed);
+}
+
+// Three passes over each group of kBatch positions: rank each and start reading its
+// block's offsets; start reading each unit; decode each. A position that fails stops
+// the first pass; the positions before it are still decoded.
+std::expected<void, TableError> Tablebase::entries(const Variant& v, std::span<const Position> ps, std::span<Value> out,
+                                                   TableContent content, std::size_t* failed) const {
+  const TableFile* t[kBatch];
+  Index at[kBatch];
+  for (std::size_t g = 0; g < ps.size(); g += kBatch) {
+    const std::size_t n = std::min(kBatch, ps.size() - g);
+    std::optional<TableError> err;
+    std::size_t ready = 0;
+    for (; ready < n; ++ready) {
+      const Position& p = ps[g + ready];
+      auto x = table(v, v.class_of(p), content);
+      if (!x) {
+        err = x.error();
+        break;
+      }
+      const ClassIndex& idx = *(*x)->ready_index();
+      if (!idx.allowed(p)) {
+        err = TableError{TableError::BadPosition, "position is not indexed by its class"};
+        break;
+      }
+      t[ready] = *x;
+      at[ready] = idx.rank(p);
+      t[ready]->prefetch(at[ready]);
+    }
+    for (std::size_t k = 0; k < ready; ++k) t[k]->prefetch_unit(at[k]);
+    for (std::size_t k = 0; k < ready; ++k) {
+      auto e = t[k]->value(at[k]);
+      if (!e) {
+        if (failed) *failed = g + k;
+        return std::unexpected(e.error());
+      }
+      out[g + k] = *e;
+    }
+    if (err) {
+      if (failed) *failed = g + ready;
+      return std::unexpected(*err);
+    }
+  }
+  return {};
+}
+
 std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const Position& p) const {
   ProbeResult r;
   std::vector<Child> kids;
@@ -246,24 +296,48 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
     r.distances = false;
     r.distances_missing = true;
   }
-  for (const Child& c : kids) {
-    Value cv = 0;
-    if (!c.game_over) {
-      auto x = value(v, c.next);
-      if (!x) return std::unexpected(x.error());
-      cv = *x;
+  // The children's values and the position's own (when its table indexes it), then
+  // the distances of the children that stay in the class and the position's, each
+  // read as one batch (their cache misses overlap).
+  bool indexed = v.tabled(p);
+  if (indexed) {
+    auto t = table(v, key);
+    if (!t) return std::unexpected(t.error());
+    indexed = (*t)->ready_index()->allowed(p);
+  }
+  std::vector<Position> next;
+  for (const Child& c : kids)
+    if (!c.game_over) next.push_back(c.next);
+  if (indexed) next.push_back(p);
+  std::vector<Value> cvs(next.size());
+  if (auto ok = values(v, next, cvs); !ok) return std::unexpected(ok.error());
+  if (indexed) r.value = cvs.back();
+  const auto stays = [&](const Child& c) { return !c.game_over && !c.same_side && v.class_of(c.next) == key; };
+  std::vector<Value> ds;
+  if (r.distances) {
+    next.clear();
+    for (const Child& c : kids)
+      if (stays(c)) next.push_back(c.next);
+    if (indexed) next.push_back(p);
+    ds.resize(next.size());
+    if (auto ok = entries(v, next, ds, TableContent::Distances, nullptr); !ok) {
+      if (ok.error().code != TableError::NotFound) return std::unexpected(ok.error());
+      r.distances = false;
+      r.distances_missing = true;
+    } else if (indexed) {
+      r.distance = static_cast<std::uint16_t>(ds.back());
     }
+  }
+  std::size_t at = 0, dat = 0;
+  for (const Child& c : kids) {
+    const Value cv = c.game_over ? 0 : cvs[at++];
     MoveValue m{c.move, move_value(v.kind(), c, cv), c, 0};
     if (r.distances) {
-      if (c.game_over || c.same_side || v.class_of(c.next) != key) {
+      if (!stays(c)) {
         m.distance = 1;
-      } else if (auto d = distance(v, c.next); d) {
-        m.distance = *d || cv != 0 ? 1 + *d : 0;  // (0 and a value: a game over, reached in 1)
-      } else if (d.error().code == TableError::NotFound) {
-        r.distances = false;
-        r.distances_missing = true;
       } else {
-        return std::unexpected(d.error());
+        const int d = static_cast<std::uint16_t>(ds[dat++]);
+        m.distance = d || cv != 0 ? 1 + d : 0;  // (0 and a value: a game over, reached in 1)
       }
     }
     r.moves.push_back(m);
@@ -275,29 +349,7 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
     if (!r.distances || a.value == 0) return false;
     return a.value > 0 ? a.distance < b.distance : a.distance > b.distance;
   });
-  bool indexed = v.tabled(p);
-  if (indexed) {
-    auto t = table(v, v.class_of(p));
-    if (!t) return std::unexpected(t.error());
-    indexed = (*t)->ready_index()->allowed(p);
-  }
-  if (indexed) {
-    auto x = value(v, p);
-    if (!x) return std::unexpected(x.error());
-    r.value = *x;
-    if (r.distances) {
-      auto d = distance(v, p);
-      if (d) {
-        r.distance = *d;
-      } else if (d.error().code == TableError::NotFound) {
-        r.distances = false;
-        r.distances_missing = true;
-        for (MoveValue& m : r.moves) m.distance = 0;
-      } else {
-        return std::unexpected(d.error());
-      }
-    }
-  } else {
+  if (!indexed) {
     r.from_children = true;
     r.value = kids.empty() ? v.terminal_value(p) : r.moves.front().value;
     if (r.distances && r.value != 0 && !kids.empty()) r.distance = r.moves.front().distance;

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <functional>
+#include <numeric>
 
 #include <sys/stat.h>
 
@@ -536,5 +537,76 @@ TEST(Hostile, ValuePitsAgreesWithValue) {
   EXPECT_EQ(mtb_value_pits(h, oware, board, nullptr, 0, &value, nullptr), MTB_ERR_NOT_FOUND);
   EXPECT_EQ(mtb_value_pits(h, 7, board, nullptr, 0, &value, nullptr), MTB_ERR_ARGUMENT);
   EXPECT_EQ(mtb_value_pits(h, oware, board, nullptr, 2, &value, nullptr), MTB_ERR_ARGUMENT);
+  mtb_close(h);
+}
+
+// mtb_values_pits answers for each position of a batch what mtb_value_pits answers
+// (groups longer than one batch, both sides), and stops at a bad position naming it.
+TEST(Hostile, ValuesPitsAgreesWithValuePits) {
+  TempDir d;
+  gen("oware", 6, d.path);
+  const VariantPtr v = variant("oware");
+  mtb_tables* h = nullptr;
+  ASSERT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
+  int oware = -1;
+  ASSERT_EQ(mtb_variant(h, "oware", &oware, nullptr), MTB_OK);
+  std::vector<int> boards, sides, want, want_plies;
+  for (int seeds = 0; seeds <= 6; ++seeds) {
+    const ClassIndex idx(*v, ClassKey{0, seeds});
+    for (Index r = 0; r < idx.size(); r += 5) {
+      const Position p = idx.unrank(r);
+      const int side = static_cast<int>(r / 5 % 2);
+      const Position absolute = side == 0 ? p : v->rotate(p);
+      for (int i = 0; i < 12; ++i) boards.push_back(absolute.pits[static_cast<std::size_t>(i)]);
+      sides.push_back(side);
+      int x = 0, y = 0;
+      ASSERT_EQ(mtb_value_pits(h, oware, &boards[boards.size() - 12], nullptr, side, &x, &y), MTB_OK);
+      want.push_back(x);
+      want_plies.push_back(y);
+    }
+  }
+  const int n = static_cast<int>(sides.size());
+  ASSERT_GT(n, 200);
+  std::vector<int> got(static_cast<std::size_t>(n), 99), got_plies(static_cast<std::size_t>(n), 99);
+  ASSERT_EQ(mtb_values_pits(h, oware, n, boards.data(), nullptr, sides.data(), got.data(), got_plies.data()), MTB_OK);
+  EXPECT_EQ(got, want);
+  EXPECT_EQ(got_plies, want_plies);
+  // A position of 10 seeds (no table) at 150: the 150 before it are set.
+  boards[150 * 12 + 11] += 10 - std::accumulate(boards.begin() + 150 * 12, boards.begin() + 151 * 12, 0);
+  std::fill(got.begin(), got.end(), 99);
+  EXPECT_EQ(mtb_values_pits(h, oware, n, boards.data(), nullptr, sides.data(), got.data(), nullptr), MTB_ERR_NOT_FOUND);
+  EXPECT_TRUE(std::equal(got.begin(), got.begin() + 150, want.begin()));
+  EXPECT_EQ(got[150], 99);
+  EXPECT_NE(std::string(mtb_last_error(h)).find("position 150"), std::string::npos) << mtb_last_error(h);
+  boards[150 * 12 + 11] = -1;
+  EXPECT_EQ(mtb_values_pits(h, oware, n, boards.data(), nullptr, sides.data(), got.data(), nullptr), MTB_ERR_POSITION);
+  EXPECT_NE(std::string(mtb_last_error(h)).find("position 150"), std::string::npos) << mtb_last_error(h);
+  EXPECT_EQ(mtb_values_pits(h, oware, -1, boards.data(), nullptr, nullptr, got.data(), nullptr), MTB_ERR_ARGUMENT);
+  EXPECT_EQ(mtb_values_pits(h, oware, 0, nullptr, nullptr, nullptr, nullptr, nullptr), MTB_OK);
+  mtb_close(h);
+}
+
+// mtb_probe_moves gives every move whole, as mtb_probe ranks them, and the count
+// alone when there is no room.
+TEST(Hostile, ProbeMovesGivesEveryMoveWhole) {
+  TempDir d;
+  gen("oware", 6, d.path);
+  mtb_tables* h = nullptr;
+  ASSERT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
+  const char* pos = "oware 1,0,2,0,0,1/0,1,0,1,0,0 S";
+  mtb_result a{}, b{};
+  ASSERT_EQ(mtb_probe(h, pos, &a), MTB_OK);
+  int count = -1;
+  EXPECT_EQ(mtb_probe_moves(h, pos, &b, nullptr, 0, &count), MTB_ERR_ARGUMENT);
+  EXPECT_EQ(count, a.move_count);
+  std::vector<mtb_ranked_move> moves(static_cast<std::size_t>(count));
+  ASSERT_EQ(mtb_probe_moves(h, pos, &b, moves.data(), count, &count), MTB_OK);
+  EXPECT_EQ(b.value, a.value);
+  ASSERT_EQ(count, a.move_count);
+  for (int k = 0; k < count; ++k) {
+    EXPECT_STREQ(moves[static_cast<std::size_t>(k)].move, a.moves[k].name);
+    EXPECT_EQ(moves[static_cast<std::size_t>(k)].value, a.moves[k].value);
+  }
+  EXPECT_EQ(mtb_probe_moves(h, pos, &b, nullptr, 1, &count), MTB_ERR_ARGUMENT);
   mtb_close(h);
 }

@@ -8,19 +8,34 @@ namespace mancala {
 
 namespace {
 
-std::vector<std::string> words(std::string_view s) {
-  std::vector<std::string> out;
-  std::string cur;
-  for (char c : s) {
-    if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
-      if (!cur.empty()) out.push_back(std::move(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
+// The words of s (separated by blanks), as views into it: nothing is copied.
+std::vector<std::string_view> words(std::string_view s) {
+  std::vector<std::string_view> out;
+  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  for (std::size_t i = 0; i < s.size();) {
+    while (i < s.size() && blank(s[i])) ++i;
+    const std::size_t from = i;
+    while (i < s.size() && !blank(s[i])) ++i;
+    if (i > from) out.push_back(s.substr(from, i - from));
   }
-  if (!cur.empty()) out.push_back(std::move(cur));
   return out;
+}
+
+// make_variant(spec), remembered: a position of the same variant as one of the last
+// few parsed on this thread does not build its variant again (variants are immutable).
+Result<VariantPtr> cached_variant(std::string_view spec) {
+  struct Seen {
+    std::string spec;
+    VariantPtr variant;
+  };
+  thread_local std::vector<Seen> seen;
+  for (const Seen& x : seen)
+    if (x.spec == spec) return x.variant;
+  auto v = make_variant(spec);
+  if (!v) return v;
+  if (seen.size() == 8) seen.erase(seen.begin());
+  seen.push_back({std::string(spec), *v});
+  return v;
 }
 
 std::expected<std::vector<std::string_view>, std::string> cells(std::string_view half) {
@@ -40,9 +55,9 @@ std::expected<std::vector<std::string_view>, std::string> cells(std::string_view
 Result<ParsedPosition> parse_position(std::string_view text) {
   const auto w = words(text);
   if (w.empty()) return fail_with(Error::BadPosition, "empty position (expected: VARIANT PITS SIDE [FLAGS])");
-  auto v = make_variant(w[0]);
+  auto v = cached_variant(w[0]);
   if (!v) return fail_with(Error::BadPosition, v.error().message);
-  const std::size_t at = text.find(w[0]) + w[0].size();
+  const std::size_t at = static_cast<std::size_t>(w[0].data() - text.data()) + w[0].size();
   return parse_position(*v, text.substr(at));
 }
 
@@ -55,32 +70,32 @@ Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest
   Side side;
   if (w[1] == "S") side = Side::South;
   else if (w[1] == "N") side = Side::North;
-  else return fail_with(Error::BadPosition, who + ": side to move must be S or N, got '" + w[1] + "'");
+  else return fail_with(Error::BadPosition, who + ": side to move must be S or N, got '" + std::string(w[1]) + "'");
   int jeppe = -1;
   for (std::size_t i = 2; i < w.size(); ++i) {
-    const std::string& f = w[i];
+    const std::string_view f = w[i];
     if (f == "first") p.flags |= kFirstMove;
     else if (f == "atappe") p.flags |= kAtappe;
-    else if (f.rfind("jeppe=", 0) == 0) {
+    else if (f.starts_with("jeppe=")) {
       int j = -1;
       const char* b = f.data() + 6;
       const auto [ptr, ec] = std::from_chars(b, f.data() + f.size(), j);
       if (ec != std::errc() || ptr != f.data() + f.size() || j < 0 || j >= v->pits())
-        return fail_with(Error::BadPosition, who + ": jeppe must name a pit 0.." + std::to_string(v->pits() - 1) + ", got '" + f + "'");
+        return fail_with(Error::BadPosition, who + ": jeppe must name a pit 0.." + std::to_string(v->pits() - 1) + ", got '" + std::string(f) + "'");
       jeppe = j;
     } else {
-      return fail_with(Error::BadPosition, who + ": unknown flag '" + f + "' (known: first, atappe, jeppe=P)");
+      return fail_with(Error::BadPosition, who + ": unknown flag '" + std::string(f) + "' (known: first, atappe, jeppe=P)");
     }
   }
   // PITS, as written: South's half first in circuit order from pit 0.
-  const std::string& pits = w[0];
+  const std::string_view pits = w[0];
   const std::size_t slash = pits.find('/');
-  if (slash == std::string::npos || pits.find('/', slash + 1) != std::string::npos)
-    return fail_with(Error::BadPosition, who + ": pits must be two halves separated by one '/', got '" + pits + "'");
+  if (slash == std::string_view::npos || pits.find('/', slash + 1) != std::string_view::npos)
+    return fail_with(Error::BadPosition, who + ": pits must be two halves separated by one '/', got '" + std::string(pits) + "'");
   Position absolute;  // South-at-bottom orientation as written
   const int south_n = v->south_pits(absolute);
   const int total_n = v->pits();
-  const std::string_view halves[2] = {std::string_view(pits).substr(0, slash), std::string_view(pits).substr(slash + 1)};
+  const std::string_view halves[2] = {pits.substr(0, slash), pits.substr(slash + 1)};
   const int want[2] = {south_n, total_n - south_n};
   int idx = 0;
   for (int h = 0; h < 2; ++h) {

@@ -72,7 +72,7 @@
 // Position i is offset (i mod U) of unit (i mod B) / U of block i / B. A probe
 // verifies a block's CRC the first time it touches it (one bit a block remembers it),
 // then decodes in place: it skips the symbols before its position by table lookups
-// (all the whole codes of the next max(L, 11) bits a lookup, in a table of 32 KiB at L = 12) and reads its value in the
+// (all the whole codes of the next max(L, 11) bits a lookup, in one of 8 KiB at L = 12) and reads its value in the
 // symbol that covers it: value (x mod k) of the tuple, x its offset in the symbol.
 //
 // Position i of the table is the one with ClassIndex rank i. A reachable-set table
@@ -82,16 +82,16 @@
 // most 10 bytes, no superfluous zero byte) of r_0, r_1 - r_0, ..., r_{n-1} - r_{n-2},
 // zstd-compressed. Every difference after the first is at least 1.
 //
-// Worked example: oware, 2 seeds in play: 78 positions, margins 0, +2 and -2. With
-// U = 256, K = 16 (B = 4096) there is one block of one unit (no unit starts). The
-// writer picks k = 1 without runs (j = 0): three symbols in table order (ascending
-// raw bytes) 0, +2, -2 (0x00, 0x02, 0xFE), code lengths 2, 2, 1 (Kraft: 1/4 + 1/4 +
-// 1/2 = 1), so by (length, symbol) the codes are -2 -> "0", 0 -> "10", +2 -> "11".
-// The unit is the 78 codes in 15 bytes; C = 4 + 2 * 3 + 3 = 13, V = 5 ("oware"),
-// G = 16, H = 104 + 5 + 16 + 13 = 138, D = 138 + 12 + 12 = 162, and the file
-// (oware.2.0000000000000000.mtb) is 162 + 15 + 8 = 185 bytes. The value of position
-// 3 is the symbol of the 4th code of the unit: one lookup of 11 bits covers the first
-// codes whole, and those before position 3 are skipped at once.
+// Worked example: oware, 2 seeds in play: 78 positions, margins 0, +2 and -2. With U = 64,
+// K = 64 (B = 4096): one block of two units (64 and 14 positions). The writer picks k = 1
+// without runs (j = 0): three symbols in table order (ascending raw bytes) 0, +2, -2 (0x00,
+// 0x02, 0xFE), code lengths 2, 2, 1 (Kraft: 1/4 + 1/4 + 1/2 = 1), so by (length, symbol)
+// the codes are -2 -> "0", 0 -> "10", +2 -> "11". The block: the start of unit 1 (u16 11),
+// unit 0's 64 codes in 11 bytes, unit 1's 14 in 4. C = 4 + 2 * 3 + 3 = 13, V = 5, G = 16,
+// H = 104 + 5 + 16 + 13 = 138, D = 138 + 12 + 12 = 162, and the file (oware.2.000...0.mtb)
+// is 162 + 17 + 8 = 187 bytes. The value of position 3 is the symbol of the 4th code of
+// unit 0 (bytes 00 00: sixteen codes "0", -2): one lookup of 11 bits covers the first codes
+// whole; position 70 is the 7th code of unit 1, read from byte 11 of the units.
 //
 // Files of format versions 1 to 3 are refused with "made by an older format
 // version N; regenerate".
@@ -118,14 +118,16 @@ constexpr char kMagic[8] = {'M', 'A', 'N', 'C', 'A', 'L', 'T', 'B'};
 // 2: reachable-set position lists; 3: binary header; 4: Huffman-coded units read in place
 constexpr std::uint32_t kFormatVersion = 4;
 constexpr std::uint32_t kIndexVersion = 1;
-constexpr std::uint32_t kDefaultUnitPositions = 256;
-constexpr std::uint32_t kDefaultUnitsPerBlock = 16;
+// 64: a probe skips 32 positions of codes on average (about 3.5 ns each); 256 made it
+// 2.7x slower for 6 % less bytes (results/probe.md).
+constexpr std::uint32_t kDefaultUnitPositions = 64;
+constexpr std::uint32_t kDefaultUnitsPerBlock = 64;
 constexpr std::uint32_t kMaxUnitPositions = 4096;
 constexpr std::uint32_t kMaxBlockPositions = 1u << 15;  // 16 bits each: a block's part fits u16 starts
 constexpr std::uint32_t kMaxSymbols = 65535;
 constexpr std::uint32_t kMaxCodeBits = 16;
 // The longest code the writer makes when the symbols allow (at most 4096 symbols): the
-// reader's decode table has 2^max(L, 11) entries of 8 bytes, 32 KiB at L = 12.
+// reader's decode tables have 2^max(L, 11) entries of 10 bytes, 40 KiB at L = 12.
 constexpr std::uint32_t kFastCodeBits = 12;
 constexpr std::uint32_t kMaxNameBytes = 64;
 constexpr std::uint32_t kFixedHeaderBytes = 104;
@@ -254,10 +256,29 @@ class TableFile {
     if (!e) return std::unexpected(e.error());
     return header_.value_width == 1 ? static_cast<Value>(static_cast<std::int8_t>(*e)) : static_cast<Value>(*e);
   }
-  // Starts reading the memory entry(i) will need first (its block's offset), for a
-  // caller that knows several positions ahead.
+  // Two stages for a caller that holds several positions (Tablebase::values, probe):
+  // prefetch(i) starts reading what entry(i) needs first (its block's offsets); once
+  // that has arrived, prefetch_unit(i) starts reading the unit's start and the bytes
+  // where its codes most likely lie (the block's bytes shared evenly by its units).
+  // Run over many positions before their entry() calls, the cache misses of all
+  // overlap instead of following one another.
   void prefetch(Index i) const {
     if (i < header_.positions) __builtin_prefetch(map_ + offsets_at_ + 8 * (i >> block_shift_));
+  }
+  void prefetch_unit(Index i) const {
+    if (i >= header_.positions || decode_.empty()) return;
+    const std::size_t b = static_cast<std::size_t>(i >> block_shift_);
+    const unsigned char* offs = map_ + offsets_at_ + 8 * b;
+    const std::uint64_t o0 = get64(offs), o1 = get64(offs + 8);
+    const unsigned char* blk = map_ + data_start_ + o0;
+    const std::uint64_t u = (i & (header_.block_positions - 1)) >> unit_shift_;
+    const std::uint64_t units = header_.block_positions >> unit_shift_;  // the last block's: fewer, a guess
+    __builtin_prefetch(blk + 2 * u);
+    const std::uint64_t guess = 2 * (units - 1) + (o1 - o0) * u / units;
+    if (guess < o1 - o0) {
+      __builtin_prefetch(blk + guess);
+      __builtin_prefetch(blk + guess + 64);
+    }
   }
   // The raw entry of position i (W bytes, little-endian).
   std::expected<std::uint16_t, TableError> entry(Index i) const;
@@ -293,9 +314,9 @@ class TableFile {
   std::uint64_t data_start_ = 0;  // D
   std::uint64_t offsets_at_ = 0;  // H + 4
   std::uint32_t unit_shift_ = 0, block_shift_ = 0, tuple_shift_ = 0, table_bits_ = 0;
-  // Decode table, 2^table_bits_ entries: bits 0-15 the symbol of the first code, 16-20
-  // its length, 21-36 its positions, 37-41 the bits of the whole codes in the window,
-  // 42-57 their positions.
+  // Decode table, 2^T entries (T = table_bits_): bits 0-15 the symbol of the first code, 16-20
+  // its length, 21-36 its positions, 37-41 / 42-57 the bits / positions of the whole codes in
+  // the window; then the skip table: 2^T u16, 4 a word (entry(), format.cpp).
   std::vector<std::uint64_t> decode_;
   mutable std::unique_ptr<std::atomic<std::uint64_t>[]> checked_;  // a bit per block whose CRC held
   mutable std::mutex mu_;

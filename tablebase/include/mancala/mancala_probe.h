@@ -49,10 +49,10 @@ extern "C" {
 #endif
 
 /* Version of this C interface (its ABI); the library's own version is mtb_version(). */
-/* 2.1: mtb_variant, mtb_value_pits; 2.0: distances in mtb_move and mtb_result (their layout
+/* 2.2: mtb_values_pits, mtb_probe_moves; 2.1: mtb_variant, mtb_value_pits; 2.0: distances in mtb_move and mtb_result (their layout
    changed); 1.1: mtb_moves, mtb_play. */
 #define MTB_VERSION_MAJOR 2
-#define MTB_VERSION_MINOR 1
+#define MTB_VERSION_MINOR 2
 #define MTB_MAX_MOVES 64
 #define MTB_MOVE_NAME 32 /* mtb_move.name: an Enkeshui name of 7 or more lap choices may be cut */
 /* Room for any move name with its NUL ("23:cw" and 19 choices ",ccw": 82 bytes). */
@@ -129,6 +129,22 @@ MTB_API void mtb_close(mtb_tables* tb);
    position or one of its moves needs a table the folder lacks; MTB_ERR_ARGUMENT: NULL).
    Thread-safe: may be called concurrently on one handle. */
 MTB_API mtb_error mtb_probe(mtb_tables* tb, const char* position, mtb_result* out);
+/* One move of a full probe, whole (mtb_probe_moves): its name is never cut. */
+typedef struct {
+  char move[MTB_MOVE_TEXT]; /* "3", "pass", "2:cw,ccw,cw" */
+  int value;                /* as mtb_move's */
+  int gain_mover, gain_opponent;
+  int distance;             /* as mtb_move's */
+} mtb_ranked_move;
+/* mtb_probe without its limits (since 2.2): *out as mtb_probe fills it, and every
+   move, best first, in moves[0..*count) with its whole name, however many there are
+   (an Enkeshui position can have hundreds; mtb_probe keeps the first MTB_MAX_MOVES,
+   their names cut at MTB_MOVE_NAME - 1 bytes). moves may be NULL with capacity 0 to
+   ask the count only; if *count > capacity, nothing is written to moves and
+   MTB_ERR_ARGUMENT is returned with *count set (as mtb_moves). Other errors as
+   mtb_probe. Thread-safe like mtb_probe. */
+MTB_API mtb_error mtb_probe_moves(mtb_tables* tb, const char* position, mtb_result* out, mtb_ranked_move* moves,
+                                  int capacity, int* count);
 /* Only the value (cheaper: no move list); plies may be NULL, and is 0 for MTB_SCORE
    games. Same errors and thread-safety as mtb_probe. */
 MTB_API mtb_error mtb_value(mtb_tables* tb, const char* position, int* value, int* plies);
@@ -199,6 +215,17 @@ MTB_API mtb_error mtb_variant(mtb_tables* tb, const char* name, int* variant, in
    may be called concurrently on one handle; takes no lock once the table is open. */
 MTB_API mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int* marks, int side, int* value,
                                  int* plies);
+/* The values of `count` positions in one call (since 2.2): position k is
+   pits[k*P .. k*P+P), its marks NULL (none marked) or marks[k*P .. k*P+P), its side
+   NULL (all South to move) or sides[k]; values[k], and plies[k] when plies is not
+   NULL, receive what mtb_value_pits gives for it. The memory reads of up to 16
+   positions are started before any is decoded, so their cache misses overlap: on
+   tables larger than the processor's cache, several times the rate of one call a
+   position (an engine valuing the children of a node; a scan). Stops at the first
+   position that fails, with its error; mtb_last_error names it ("position K: ...");
+   values[0..K) are set. Thread-safe like mtb_value_pits. */
+MTB_API mtb_error mtb_values_pits(mtb_tables* tb, int variant, int count, const int* pits, const int* marks,
+                                  const int* sides, int* values, int* plies);
 
 #ifdef __cplusplus
 }

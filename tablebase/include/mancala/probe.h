@@ -12,8 +12,8 @@
 // once per handle (TableFile::open with the class check and the index built) and
 // then answers from a lock-free slot. The opened tables come from the process-wide
 // TableCache, so two handles on one folder share them (one mapping, one index).
-// Memory besides the mapped files: per open table its decode table (at most 256 KiB,
-// 8 KiB for codes of up to 11 bits), a bit per block and its index (a reachable-set
+// Memory besides the mapped files: per open table its decode tables (at most 640 KiB,
+// 40 KiB for codes of up to 12 bits), a bit per block and its index (a reachable-set
 // table: its position list, 8 bytes a position); the cache keeps tables that no
 // handle holds up to TableCache::capacity() bytes (default 48 MiB).
 #pragma once
@@ -25,6 +25,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,15 @@ class Tablebase {
   std::expected<Value, TableError> value(const Variant& v, const Position& p) const;
   // Value of a tabled position of class `key` (= v.class_of(p)), as value().
   std::expected<Value, TableError> value(const Variant& v, const Position& p, const ClassKey& key) const;
+  // The values of many tabled positions (each South to move) at once: out[k] =
+  // value(v, ps[k]), out.size() >= ps.size(). The reads of up to kBatch positions are
+  // started (TableFile::prefetch, prefetch_unit) before any is decoded, so their cache
+  // misses overlap: an engine's children, a bulk call. On the first position that
+  // fails, stops with its error and sets *failed to its number (out[0..*failed) are
+  // set); probe() values the children of a position through it.
+  static constexpr std::size_t kBatch = 16;
+  std::expected<void, TableError> values(const Variant& v, std::span<const Position> ps, std::span<Value> out,
+                                         std::size_t* failed = nullptr) const;
   // Distance of a tabled position (docs/values.md; NotFound without its .mtz file).
   std::expected<int, TableError> distance(const Variant& v, const Position& p) const;
   // Value and every move's value. A position the tables do not index (a first move,
@@ -138,6 +148,9 @@ class Tablebase {
     std::vector<Slot*> plain[2];              // state 0 by seeds (fast path)
   };
   const Slot* slot(const Variant& v, const ClassKey& key, TableContent content) const;
+  // values() for either content (distances: the u16 bits in a Value).
+  std::expected<void, TableError> entries(const Variant& v, std::span<const Position> ps, std::span<Value> out,
+                                          TableContent content, std::size_t* failed) const;
   std::expected<const TableFile*, TableError> open_slot(const Variant& v, const ClassKey& key, TableContent content,
                                                         const Slot& s) const;
   void scan();
