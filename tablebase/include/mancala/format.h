@@ -274,7 +274,7 @@ class TableFile {
     const std::uint64_t u = (i & (header_.block_positions - 1)) >> unit_shift_;
     const std::uint64_t units = header_.block_positions >> unit_shift_;  // the last block's: fewer, a guess
     __builtin_prefetch(blk + 2 * u);
-    const std::uint64_t guess = 2 * (units - 1) + (o1 - o0) * u / units;
+    const std::uint64_t guess = 2 * (units - 1) + (((o1 - o0) * u) >> (block_shift_ - unit_shift_));
     if (guess < o1 - o0) {
       __builtin_prefetch(blk + guess);
       __builtin_prefetch(blk + guess + 64);
