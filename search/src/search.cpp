@@ -43,7 +43,10 @@ std::expected<std::unique_ptr<Searcher>, SearchError> Searcher::create(VariantPt
                                              : std::max(TranspositionTable::kMinBytes, options.tt_bytes / 2);
   if (auto* r = dynamic_cast<RegionEngine*>(e.get()))
     r->region_budget = region ? options.tt_bytes : std::max(options.tt_bytes - tt_bytes, options.tt_bytes / 2);
-  if (!e->tt.allocate(tt_bytes))
+  // Kalah: a sixteenth of the table, at most 16 MiB (it should stay in the caches), for
+  // the positions just above the tables (kalah_engine.cpp).
+  const std::uint64_t near_bytes = !may_repeat ? std::min<std::uint64_t>(tt_bytes / 16, 16u << 20) : 0;
+  if (!e->tt.allocate(tt_bytes, near_bytes))
     return std::unexpected(SearchError{SearchError::OutOfMemory, "could not allocate a transposition table of " +
                                                                       std::to_string(options.tt_bytes >> 20) + " MiB"});
   Engine* raw = e.get();

@@ -54,23 +54,30 @@ class TranspositionTable {
   // In fresh 2 MiB-aligned memory (anonymous pages read as zero: no entry needs
   // writing before the search, and pages are only touched as the search fills them),
   // with transparent huge pages asked for: a probe then misses the cache but rarely
-  // the TLB.
-  bool allocate(std::uint64_t bytes) {
-    std::uint64_t buckets = 1;
-    while (buckets * 2 * sizeof(Bucket) <= bytes) buckets *= 2;
+  // the TLB. `near_bytes` (0: none) of `bytes` go to a second, small region, for
+  // positions whose subtrees are small (the caller says which: Kalah's positions just
+  // above the tables). Their transpositions are mostly found again soon, within the
+  // subtree of a near ancestor, so the small region keeps most of their hits, and it
+  // stays in the caches: its probes wait far less than those of the large one.
+  bool allocate(std::uint64_t bytes, std::uint64_t near_bytes = 0) {
     release();
+    near_bytes = near_bytes < kMinBytes ? 0 : std::min(near_bytes, bytes / 2);
+    const std::uint64_t buckets = buckets_in(bytes - near_bytes), near_buckets = near_bytes ? buckets_in(near_bytes) : 0;
     constexpr std::size_t kHuge = 2u << 20;
-    const std::size_t size = (buckets * sizeof(Bucket) + kHuge - 1) / kHuge * kHuge;
-    void* mem = mmap(nullptr, size + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    auto whole = [&](std::uint64_t b) { return (b * sizeof(Bucket) + kHuge - 1) / kHuge * kHuge; };
+    const std::size_t size = whole(buckets), near_size = whole(near_buckets);
+    void* mem = mmap(nullptr, size + near_size + kHuge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+                     -1, 0);
     if (mem == MAP_FAILED) return false;
     map_ = mem;
-    map_bytes_ = size + kHuge;
+    map_bytes_ = size + near_size + kHuge;
     const std::uintptr_t at = (reinterpret_cast<std::uintptr_t>(mem) + kHuge - 1) / kHuge * kHuge;
 #ifdef MADV_HUGEPAGE
-    madvise(reinterpret_cast<void*>(at), size, MADV_HUGEPAGE);
+    madvise(reinterpret_cast<void*>(at), size + near_size, MADV_HUGEPAGE);
 #endif
-    buckets_ = reinterpret_cast<Bucket*>(at);  // implicit-lifetime entries, read as zero
-    mask_ = buckets - 1;
+    // implicit-lifetime entries, read as zero
+    region_[0] = Region{reinterpret_cast<Bucket*>(at), buckets};
+    region_[1] = near_buckets ? Region{reinterpret_cast<Bucket*>(at + size), near_buckets} : region_[0];
     return true;
   }
   TranspositionTable() = default;
@@ -80,8 +87,10 @@ class TranspositionTable {
   void new_generation() { generation_ = generation_ % 255 + 1; }  // 1..255: data 0 = empty
   int generation() const { return generation_; }
 
-  bool probe(std::uint64_t h, TTData& out) const {
-    const Entry* b = buckets_[h & mask_].way;
+  // `near`: the position belongs to the small region (allocate); every call for a
+  // position must say the same.
+  bool probe(std::uint64_t h, TTData& out, bool near = false) const {
+    const Entry* b = bucket(h, near).way;
     for (int i = 0; i < kWays; ++i) {
       const std::uint64_t d = load(b[i].data);
       if ((load(b[i].key) ^ d) == h && d != 0) {
@@ -91,12 +100,13 @@ class TranspositionTable {
     }
     return false;
   }
-  void prefetch(std::uint64_t h) const { __builtin_prefetch(&buckets_[h & mask_]); }
-  // Every entry as (position hash, packed data); not while a search writes.
+  void prefetch(std::uint64_t h, bool near = false) const { __builtin_prefetch(&bucket(h, near)); }
+  // Every entry of the large region as (position hash, packed data); not while a
+  // search writes. (The small region's entries are cheap to find again.)
   template <class F>
   void for_each(F&& f) const {
-    for (std::uint64_t i = 0; buckets_ && i <= mask_; ++i)
-      for (const Entry& e : buckets_[i].way)
+    for (std::uint64_t i = 0; i < region_[0].count; ++i)
+      for (const Entry& e : region_[0].buckets[i].way)
         if (e.data != 0) f(e.key ^ e.data, e.data);
   }
 
@@ -105,8 +115,8 @@ class TranspositionTable {
   // depth-limited entry replaces a shallower one. Another position: the victim is an
   // empty slot, else an entry of an older search, else the one of least effort, an
   // entry of exact bounds counting as 32 more (2^32 more nodes) than a depth-limited one.
-  void store(std::uint64_t h, TTData t) {
-    Entry* b = buckets_[h & mask_].way;
+  void store(std::uint64_t h, TTData t, bool near = false) {
+    Entry* b = bucket(h, near).way;
     Entry* victim = nullptr;
     int victim_score = INT_MAX;
     for (int i = 0; i < kWays; ++i) {
@@ -152,16 +162,28 @@ class TranspositionTable {
   void release() {
     if (map_) munmap(map_, map_bytes_);
     map_ = nullptr;
-    buckets_ = nullptr;
+    region_[0] = region_[1] = Region{};
   }
   struct alignas(64) Bucket {  // one cache line
     Entry way[kWays];
   };
   static_assert(sizeof(Bucket) == 64);
-  Bucket* buckets_ = nullptr;
+  // The number of buckets of a region of at most `bytes` (at least 1).
+  static std::uint64_t buckets_in(std::uint64_t bytes) { return std::max<std::uint64_t>(1, bytes / sizeof(Bucket)); }
+  __extension__ typedef unsigned __int128 Wide;
+  struct Region {
+    Bucket* buckets = nullptr;
+    std::uint64_t count = 0;
+  };
+  // A position's bucket: the high bits of its hash scaled to the region's count
+  // (any count, not only powers of two).
+  Bucket& bucket(std::uint64_t h, bool near) const {
+    const Region& r = region_[near];
+    return r.buckets[static_cast<std::uint64_t>((static_cast<Wide>(h) * r.count) >> 64)];
+  }
+  Region region_[2];  // the large region, the small one (the large one again when there is none)
   void* map_ = nullptr;
   std::size_t map_bytes_ = 0;
-  std::uint64_t mask_ = 0;
   int generation_ = 1;
 };
 

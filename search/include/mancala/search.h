@@ -23,8 +23,9 @@
 //    MTD(f) narrows [lo, hi] (start [-value_bound, +value_bound]) with null windows
 //    (gamma-1, gamma) until lo == hi. Move order: the transposition table's best
 //    child, game-ending moves, moves again, then by immediate gain.
-//    Transposition table: 2^k buckets of 4 entries of 16 bytes (at most tt_bytes),
-//    each entry a proven interval lo <= v <= hi, the best child's index, the effort
+//    Transposition table: buckets of 4 entries of 16 bytes (at most tt_bytes; a
+//    sixteenth of it, at most 16 MiB, a small region that stays in the caches, for
+//    the positions within 6 seeds of the tables, whose subtrees are small), each entry a proven interval lo <= v <= hi, the best child's index, the effort
 //    (log2 of the subtree's nodes) and a generation. Replacement: the same position,
 //    else an older generation, else the least effort. Key: a 64-bit hash of the whole
 //    position, written lock-free (key xor data) so a torn entry is never read.
@@ -180,7 +181,8 @@ class Searcher {
   // proven: each entry is a proven bound of a position's exact value, or a move-order
   // hint from a depth-limited search, whatever tables or search found it. Only
   // between searches. save_table replaces `file` atomically (format.h replace_file)
-  // and returns the entries written; load_table adds a file's entries to the table
+  // and returns the entries written (Kalah: those of the large region, not of the
+  // positions just above the tables, which are cheap to find again); load_table adds a file's entries to the table
   // (those that fit: a smaller table keeps the expensive ones) and returns how many
   // it read. Errors: Io; Corrupt (size, checksums, impossible bounds: checked
   // chunk by chunk before a chunk's entries are used); Mismatch (another variant,
