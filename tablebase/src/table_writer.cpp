@@ -15,6 +15,7 @@
 #include <cstring>
 #include <memory>
 #include <thread>
+#include <utility>
 
 #include "mancala/version.h"
 
@@ -111,18 +112,17 @@ class TupleMap {
   std::size_t used_ = 0;
 };
 
-// The entries of a table's values (W bytes each) and their tuples.
+// The entries of a range of a table's values (W bytes each) and their tuples.
 struct Entries {
-  const std::vector<std::uint8_t>& bytes;
-  std::uint32_t width;
-  std::uint64_t n;
+  const ValueRange& r;
   std::uint64_t at(std::uint64_t i) const {
-    if (i >= n) i = n - 1;  // the last tuple is padded with the last value
-    return width == 1 ? bytes[i] : static_cast<std::uint64_t>(bytes[2 * i] | bytes[2 * i + 1] << 8);
+    if (i >= r.total) i = r.total - 1;  // the last tuple is padded with the last value
+    const std::uint8_t* p = r.bytes + (i - r.first) * r.width;
+    return r.width == 1 ? p[0] : static_cast<std::uint64_t>(p[0] | p[1] << 8);
   }
   std::uint64_t tuple(std::uint64_t t, std::uint32_t k) const {
     std::uint64_t key = 0;
-    for (std::uint32_t j = 0; j < k; ++j) key |= at(t * k + j) << (8 * width * j);
+    for (std::uint32_t j = 0; j < k; ++j) key |= at(t * k + j) << (8 * r.width * j);
     return key;
   }
 };
@@ -171,20 +171,12 @@ unsigned code_limit(std::size_t m) {
 
 // Bits of the code for these counts (the estimate that picks k).
 std::uint64_t coded_bits(const std::vector<std::uint64_t>& freq) {
+  if (freq.empty()) return 0;
   const auto len = huffman_lengths(freq, code_limit(freq.size()));
   std::uint64_t bits = 0;
   for (std::size_t i = 0; i < freq.size(); ++i) bits += freq[i] * len[i];
   return bits;
 }
-
-struct TableCode {
-  std::uint32_t k = 1;
-  bool runs = false;
-  std::vector<std::uint64_t> symbols;  // symbol keys (below), ascending
-  std::vector<std::uint8_t> lengths;
-  std::vector<std::uint32_t> codes;
-  TupleMap number;  // symbol key -> symbol number
-};
 
 // The symbols of the positions [p0, p1) of one unit, in order: tuples of k entries,
 // and with `runs` a tuple repeated r = 2^j times (r as large as the run allows, r k <=
@@ -204,49 +196,190 @@ void parse_unit(const Entries& e, std::uint32_t k, bool runs, std::uint64_t p0, 
   }
 }
 
-// Counts of the symbols; with `sample`, those of every 16th unit only.
-TupleMap count_symbols(const Entries& e, std::uint32_t k, bool runs, std::uint32_t unit, bool sample) {
-  TupleMap m;
-  for (std::uint64_t p0 = 0, u = 0; p0 < e.n; p0 += unit, ++u) {
-    if (sample && u % 16 != 0) continue;
-    parse_unit(e, k, runs, p0, std::min<std::uint64_t>(p0 + unit, e.n), unit, [&](std::uint64_t key) { ++m[key]; });
-  }
-  return m;
+// A way to cut a table into symbols: k values a tuple, runs or not.
+struct Shape {
+  std::uint32_t k = 1;
+  bool runs = false;
+};
+
+// The shapes a table of W-byte values may take, in the order they are tried: k = 1,
+// 2, 4, 8 (k W <= 8 bytes, k <= the unit), each without and with runs (runs: k W <= 6).
+std::vector<Shape> candidate_shapes(std::uint32_t width, std::uint32_t unit) {
+  std::vector<Shape> out;
+  for (std::uint32_t k = 1; k <= 8 && k * width <= 8 && k <= unit; k *= 2)
+    for (const bool runs : {false, true})
+      if (!runs || k * width <= 6) out.push_back(Shape{k, runs});
+  return out;
 }
 
-// The code of a table: the tuple size k (1, 2, 4, 8 entries, k W <= 8 bytes) and runs
-// or not (runs: k W <= 6 bytes) whose estimated size, code table included, is least
-// (ties: the first tried), then the exact counts of its symbols and their canonical
-// Huffman code.
-std::expected<TableCode, TableError> make_code(const Entries& e, std::uint32_t unit) {
-  TableCode c;
-  const bool sample = e.n > (1u << 22);
-  std::uint64_t best = ~0ull;
-  TupleMap counts;
-  for (std::uint32_t k = 1; k <= 8 && k * e.width <= 8 && k <= unit; k *= 2)
-    for (const bool runs : {false, true}) {
-      if (runs && k * e.width > 6) continue;
-      TupleMap m = count_symbols(e, k, runs, unit, sample);
-      if (m.size() > kMaxSymbols) continue;
+// Tables above this many positions choose their shape from every 16th unit.
+constexpr std::uint64_t kSampleAbove = std::uint64_t{1} << 22;
+
+}  // namespace
+
+// One counting round's counts: a map per shape counted; a map of more than kMaxSymbols
+// symbols is dropped and marked `over` (the shape cannot be coded).
+struct SymbolCounts::Parts {
+  struct Part {
+    TupleMap map;
+    bool over = false;
+  };
+  std::vector<Part> parts;
+};
+
+SymbolCounts::SymbolCounts() : parts_(std::make_unique<Parts>()) {}
+SymbolCounts::SymbolCounts(SymbolCounts&&) noexcept = default;
+SymbolCounts& SymbolCounts::operator=(SymbolCounts&&) noexcept = default;
+SymbolCounts::~SymbolCounts() = default;
+
+namespace {
+void add_to(SymbolCounts::Parts::Part& to, std::uint64_t key, std::uint64_t n) {
+  if (to.over) return;
+  to.map[key] += n;
+  if (to.map.size() > kMaxSymbols) {
+    to.over = true;
+    to.map = TupleMap();
+  }
+}
+}  // namespace
+
+void SymbolCounts::add(const SymbolCounts& o) {
+  if (parts_->parts.size() < o.parts_->parts.size()) parts_->parts.resize(o.parts_->parts.size());
+  for (std::size_t i = 0; i < o.parts_->parts.size(); ++i) {
+    auto& to = parts_->parts[i];
+    const auto& from = o.parts_->parts[i];
+    if (from.over) {
+      to.over = true;
+      to.map = TupleMap();
+    }
+    from.map.each([&](std::uint64_t key, std::uint64_t n) { add_to(to, key, n); });
+  }
+}
+
+// Layout: u32 parts; each part: u8 over, u64 symbols, then (u64 key, u64 count) each,
+// keys ascending.
+std::string SymbolCounts::to_bytes() const {
+  std::string s;
+  put32(s, static_cast<std::uint32_t>(parts_->parts.size()));
+  for (const auto& p : parts_->parts) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> e;
+    p.map.each([&](std::uint64_t key, std::uint64_t n) { e.emplace_back(key, n); });
+    std::sort(e.begin(), e.end());
+    s += static_cast<char>(p.over ? 1 : 0);
+    put64(s, e.size());
+    for (const auto& [key, n] : e) {
+      put64(s, key);
+      put64(s, n);
+    }
+  }
+  return s;
+}
+
+std::expected<SymbolCounts, Error> SymbolCounts::from_bytes(const std::string& bytes) {
+  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::size_t n = bytes.size();
+  auto bad = [] { return std::unexpected(Error{Error::Corrupt, "malformed symbol counts"}); };
+  if (n < 4) return bad();
+  const std::uint32_t parts = get32(p);
+  std::size_t at = 4;
+  SymbolCounts c;
+  if (parts > 64) return bad();
+  c.parts_->parts.resize(parts);
+  for (auto& part : c.parts_->parts) {
+    if (n - at < 9) return bad();
+    part.over = p[at] != 0;
+    const std::uint64_t m = get64(p + at + 1);
+    at += 9;
+    if (m > kMaxSymbols || (n - at) / 16 < m) return bad();
+    for (std::uint64_t i = 0; i < m; ++i, at += 16) part.map[get64(p + at)] += get64(p + at + 8);
+  }
+  if (at != n) return bad();
+  return c;
+}
+
+// The chosen code: symbol keys ascending, their lengths and canonical codes.
+struct TableCoder::Code {
+  std::vector<Shape> shapes;  // what this round counts
+  bool sample = false;        // this round counts every 16th unit only
+  Shape shape;
+  std::vector<std::uint64_t> symbols;  // symbol keys (parse_unit), ascending
+  std::vector<std::uint8_t> lengths;
+  std::vector<std::uint32_t> codes;
+  TupleMap number;  // symbol key -> symbol number
+};
+
+TableCoder::TableCoder(std::uint64_t positions, std::uint32_t width)
+    : positions_(positions), width_(width), code_(std::make_unique<Code>()) {
+  // Round 0 counts every shape (every 16th unit of a large table); round 1 (large
+  // tables only) the chosen shape's symbols exactly.
+  code_->shapes = candidate_shapes(width, unit_positions());
+  code_->sample = positions > kSampleAbove;
+}
+TableCoder::TableCoder(TableCoder&&) noexcept = default;
+TableCoder::~TableCoder() = default;
+
+bool TableCoder::done() const { return code_->shapes.empty(); }
+
+SymbolCounts TableCoder::count(const ValueRange& r) const {
+  SymbolCounts out;
+  const Entries e{r};
+  const std::uint32_t unit = unit_positions();
+  for (const Shape& s : code_->shapes) {
+    SymbolCounts::Parts::Part part;
+    for (std::uint64_t p0 = r.first; p0 < r.first + r.count; p0 += unit) {
+      if (code_->sample && (p0 / unit) % 16 != 0) continue;
+      parse_unit(e, s.k, s.runs, p0, std::min<std::uint64_t>(p0 + unit, positions_), unit,
+                 [&](std::uint64_t key) { add_to(part, key, 1); });
+      if (part.over) break;
+    }
+    out.parts_->parts.push_back(std::move(part));
+  }
+  return out;
+}
+
+std::expected<void, TableError> TableCoder::add_counts(const SymbolCounts& whole) {
+  Code& c = *code_;
+  const auto& parts = whole.parts_->parts;
+  if (parts.size() != c.shapes.size()) return std::unexpected(TableError{TableError::Internal, "symbol counts of another round"});
+  const TupleMap* counts = nullptr;
+  if (round_ == 0) {
+    // The shape whose estimated size, code table included, is least (ties: the first
+    // tried).
+    std::uint64_t best = ~0ull;
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      if (parts[i].over) continue;
+      std::vector<std::pair<std::uint64_t, std::uint64_t>> e;
+      parts[i].map.each([&](std::uint64_t key, std::uint64_t n) { e.emplace_back(key, n); });
+      std::sort(e.begin(), e.end());
       std::vector<std::uint64_t> freq;
-      m.each([&](std::uint64_t, std::uint64_t n) { freq.push_back(n); });
-      const std::uint64_t bits = coded_bits(freq) + 8 * m.size() * (2 + k * e.width);
+      for (const auto& kn : e) freq.push_back(kn.second);
+      const std::uint64_t bits = coded_bits(freq) + 8 * e.size() * (2 + c.shapes[i].k * width_);
       if (bits < best) {
         best = bits;
-        c.k = k;
-        c.runs = runs;
-        counts = std::move(m);
+        c.shape = c.shapes[i];
+        counts = &parts[i].map;
       }
     }
-  if (best == ~0ull)
-    return std::unexpected(TableError{TableError::Internal, "more than " + std::to_string(kMaxSymbols) + " distinct values"});
-  if (sample) counts = count_symbols(e, c.k, c.runs, unit, false);
-  counts.each([&](std::uint64_t key, std::uint64_t) { c.symbols.push_back(key); });
+    if (best == ~0ull)
+      return std::unexpected(TableError{TableError::Internal, "more than " + std::to_string(kMaxSymbols) + " distinct values"});
+    ++round_;
+    if (c.sample) {  // the exact counts of the chosen shape next
+      c.shapes = {c.shape};
+      c.sample = false;
+      return {};
+    }
+  } else {
+    if (parts[0].over)
+      return std::unexpected(TableError{TableError::Internal, "more than " + std::to_string(kMaxSymbols) + " symbols"});
+    counts = &parts[0].map;
+  }
+  c.shapes.clear();
+  counts->each([&](std::uint64_t key, std::uint64_t) { c.symbols.push_back(key); });
   if (c.symbols.empty()) c.symbols.push_back(0);  // an empty table: one symbol, never used
   std::sort(c.symbols.begin(), c.symbols.end());
   std::vector<std::uint64_t> freq(c.symbols.size());
   for (std::size_t s = 0; s < c.symbols.size(); ++s) {
-    freq[s] = std::max<std::uint64_t>(1, counts[c.symbols[s]]);
+    freq[s] = std::max<std::uint64_t>(1, counts->size() ? counts->get(c.symbols[s]) : 0);
     c.number[c.symbols[s]] = s;
   }
   c.lengths = huffman_lengths(freq, code_limit(freq.size()));
@@ -263,26 +396,43 @@ std::expected<TableCode, TableError> make_code(const Entries& e, std::uint32_t u
     len = l;
     c.codes[order[i]] = code;
   }
-  return c;
+  return {};
+}
+
+void TableCoder::describe(TableHeader& h) const {
+  const Code& c = *code_;
+  h.unit_positions = unit_positions();
+  h.block_positions = static_cast<std::uint32_t>(block_positions());
+  h.block_count = blocks();
+  h.tuple = c.shape.k;
+  h.code_lengths = c.lengths;
+  h.symbol_runs.clear();
+  h.symbol_values.clear();
+  for (const std::uint64_t s : c.symbols) {
+    h.symbol_runs.push_back(c.shape.runs ? static_cast<std::uint8_t>(s >> 56) : 0);  // k W = 8 bytes: no runs, no j
+    for (std::uint32_t j = 0; j < c.shape.k; ++j) h.symbol_values.push_back(static_cast<std::uint16_t>(s >> (8 * width_ * j)));
+  }
 }
 
 // Block b of the layout in format.h: the starts of its units 1..n-1, then its units.
-std::expected<std::string, TableError> encode_block(const Entries& e, const TableCode& c, const TableHeader& h,
-                                                    std::size_t b) {
-  const std::uint64_t first = static_cast<std::uint64_t>(b) * h.block_positions;
-  const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, e.n - first);
-  const std::uint64_t units = (count + h.unit_positions - 1) / h.unit_positions;
+std::expected<std::string, TableError> TableCoder::encode_block(const ValueRange& r, std::uint64_t b) const {
+  const Code& c = *code_;
+  const Entries e{r};
+  const std::uint64_t unit = unit_positions();
+  const std::uint64_t first = b * block_positions();
+  const std::uint64_t count = std::min<std::uint64_t>(block_positions(), positions_ - first);
+  const std::uint64_t units = (count + unit - 1) / unit;
   std::string data, starts;
   for (std::uint64_t u = 0; u < units; ++u) {
     if (u > 0) {
       if (data.size() > 0xFFFF) return std::unexpected(TableError{TableError::Internal, "a block's units exceed 64 KiB"});
       put16(starts, static_cast<std::uint16_t>(data.size()));
     }
-    const std::uint64_t p0 = first + u * h.unit_positions;
-    const std::uint64_t p1 = std::min<std::uint64_t>(p0 + h.unit_positions, e.n);
+    const std::uint64_t p0 = first + u * unit;
+    const std::uint64_t p1 = std::min<std::uint64_t>(p0 + unit, positions_);
     std::uint64_t acc = 0;
     unsigned bits = 0;
-    parse_unit(e, c.k, c.runs, p0, p1, h.unit_positions, [&](std::uint64_t key) {
+    parse_unit(e, c.shape.k, c.shape.runs, p0, p1, static_cast<std::uint32_t>(unit), [&](std::uint64_t key) {
       const std::size_t s = static_cast<std::size_t>(c.number.get(key));
       acc = acc << c.lengths[s] | c.codes[s];
       bits += c.lengths[s];
@@ -295,6 +445,8 @@ std::expected<std::string, TableError> encode_block(const Entries& e, const Tabl
   }
   return starts + data;
 }
+
+namespace {
 
 // The header bytes [0, H) of the layout in format.h (the code included).
 std::string encode_header(const TableHeader& h) {
@@ -337,12 +489,11 @@ std::string encode_header(const TableHeader& h) {
   s += code;
   return s;
 }
+
 }  // namespace
 
-std::expected<void, TableError> write_table(const fs::path& path, const Variant& v, const ClassKey& key,
-                                            const std::vector<std::uint8_t>& value_bytes, int value_width,
-                                            int zstd_level, const std::vector<Index>* subset, int threads,
-                                            TableContent content) {
+TableHeader table_header(const Variant& v, const ClassKey& key, std::uint64_t positions, int value_width,
+                         TableContent content) {
   TableHeader h;
   h.variant = v.name();
   h.kind = static_cast<std::uint32_t>(v.kind());
@@ -353,108 +504,150 @@ std::expected<void, TableError> write_table(const fs::path& path, const Variant&
   h.filter_from = f.zero_from;
   h.filter_to = f.zero_to;
   h.value_width = static_cast<std::uint32_t>(value_width);
-  h.positions = value_bytes.size() / static_cast<std::size_t>(value_width);
+  h.positions = positions;
   h.content = content;
   h.generator = "mancala-tb " MANCALA_VERSION_STRING;
+  return h;
+}
+
+std::string table_head(const TableHeader& h) {
+  std::string head = encode_header(h);
+  put32(head, crc32(head.data(), head.size()));
+  return head;
+}
+
+std::expected<std::string, TableError> position_list_part(const std::vector<Index>& ranks, int zstd_level,
+                                                         TableHeader& h) {
+  const std::string raw = encode_position_list(ranks);
+  std::string out(ZSTD_compressBound(raw.size()), '\0');
+  const std::size_t got = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(), zstd_level);
+  if (ZSTD_isError(got)) return std::unexpected(TableError{TableError::Internal, std::string("zstd: ") + ZSTD_getErrorName(got)});
+  out.resize(got);
+  h.subset_size = ranks.size();
+  h.subset_bytes = got;
+  h.subset_crc = crc32(out.data(), got);
+  return out;
+}
+
+std::expected<void, TableError> encode_blocks(const TableCoder& coder, const ValueRange& r, std::uint64_t b0,
+                                              std::uint64_t b1, int threads, const BlockSink& take) {
+  // The blocks are coded a window at a time (kWindow per thread, each thread taking
+  // the next block of the window), then handed over in order: the same bytes as one
+  // thread, the window only in memory.
+  const std::uint64_t T = static_cast<std::uint64_t>(std::max(threads, 1));
+  constexpr std::uint64_t kWindow = 64;
+  const std::uint64_t window = kWindow * T;
+  std::vector<std::expected<std::string, TableError>> buf(static_cast<std::size_t>(std::min(window, std::max<std::uint64_t>(b1 - b0, 1))));
+  for (std::uint64_t w0 = b0; w0 < b1; w0 += window) {
+    const std::uint64_t w1 = std::min(b1, w0 + window);
+    std::atomic<std::uint64_t> next{w0};
+    auto coder_thread = [&] {
+      for (std::uint64_t b; (b = next.fetch_add(1, std::memory_order_relaxed)) < w1;) buf[b - w0] = coder.encode_block(r, b);
+    };
+    {
+      std::vector<std::jthread> helpers;
+      for (std::uint64_t t = 1; t < std::min(T, w1 - w0); ++t) helpers.emplace_back(coder_thread);
+      coder_thread();
+    }  // joined
+    for (std::uint64_t b = w0; b < w1; ++b) {
+      auto& bytes = buf[b - w0];
+      if (!bytes) return std::unexpected(bytes.error());
+      if (auto t = take(b, *bytes, crc32(bytes->data(), bytes->size())); !t) return t;
+    }
+  }
+  return {};
+}
+
+std::expected<void, TableError> write_table(const fs::path& path, const Variant& v, const ClassKey& key,
+                                            const std::vector<std::uint8_t>& value_bytes, int value_width,
+                                            int zstd_level, const std::vector<Index>* subset, int threads,
+                                            TableContent content) {
+  TableHeader h = table_header(v, key, value_bytes.size() / static_cast<std::size_t>(value_width), value_width, content);
   if (h.variant.empty() || h.variant.size() > kMaxNameBytes)
     return std::unexpected(TableError{TableError::Internal, "variant name '" + h.variant + "' does not fit a table header"});
-  const Entries e{value_bytes, h.value_width, h.positions};
-  auto code = make_code(e, h.unit_positions);
-  if (!code) return std::unexpected(code.error());
-  h.tuple = code->k;
-  h.code_lengths = code->lengths;
-  for (const std::uint64_t s : code->symbols) {
-    h.symbol_runs.push_back(code->runs ? static_cast<std::uint8_t>(s >> 56) : 0);  // k W = 8 bytes: no runs, no j
-    for (std::uint32_t j = 0; j < code->k; ++j) h.symbol_values.push_back(static_cast<std::uint16_t>(s >> (8 * h.value_width * j)));
-  }
-  h.block_count = (h.positions + h.block_positions - 1) / h.block_positions;
+  const ValueRange all{value_bytes.data(), 0, h.positions, h.positions, h.value_width};
+  TableCoder coder(h.positions, h.value_width);
+  while (!coder.done())
+    if (auto a = coder.add_counts(coder.count(all)); !a) return a;
+  coder.describe(h);
   if (h.block_count > 0xFFFFFFFFull) return std::unexpected(TableError{TableError::Internal, "too many blocks for a table"});
   const std::size_t blocks = static_cast<std::size_t>(h.block_count);
   std::vector<std::uint64_t> offsets(blocks + 1, 0);
   std::vector<std::uint32_t> crcs(blocks, 0);
-  const std::size_t head_bytes = encode_header(h).size() + 4 + 12 * blocks + 8;  // + its CRC, offsets, CRCs
-
-  // The blocks are coded a window at a time (kWindow per thread, each thread taking
-  // the next block of the window), then written in order: the same bytes as one
-  // thread, the window only in memory. The header, offsets and CRCs go last.
-  const std::size_t T = static_cast<std::size_t>(std::max(threads, 1));
-  constexpr std::size_t kWindow = 64;
-  const std::size_t window = kWindow * T;
-  std::vector<std::expected<std::string, TableError>> buf(std::min(window, std::max<std::size_t>(blocks, 1)));
+  const TableLayout layout{table_head(h).size(), blocks};
 
   return replace_file(path, [&](int fd, const FileSink& write) -> std::expected<void, TableError> {
-    if (auto w = write(std::string(head_bytes, '\0')); !w) return w;
+    if (auto w = write(std::string(layout.data_at(), '\0')); !w) return w;
     std::uint64_t written = 0;
-    for (std::size_t w0 = 0; w0 < blocks; w0 += window) {
-      const std::size_t w1 = std::min(blocks, w0 + window);
-      std::atomic<std::size_t> next{w0};
-      auto coder = [&] {
-        for (std::size_t k; (k = next.fetch_add(1, std::memory_order_relaxed)) < w1;) {
-          buf[k - w0] = encode_block(e, *code, h, k);
-          if (buf[k - w0]) crcs[k] = crc32(buf[k - w0]->data(), buf[k - w0]->size());
-        }
-      };
-      {
-        std::vector<std::jthread> helpers;
-        for (std::size_t t = 1; t < std::min(T, w1 - w0); ++t) helpers.emplace_back(coder);
-        coder();
-      }  // joined
-      for (std::size_t k = w0; k < w1; ++k) {
-        if (!buf[k - w0]) return std::unexpected(buf[k - w0].error());
-        if (auto w = write(*buf[k - w0]); !w) return w;
-        written += buf[k - w0]->size();
-        offsets[k + 1] = written;
-      }
-    }
+    auto coded = encode_blocks(coder, all, 0, blocks, threads,
+                               [&](std::uint64_t b, const std::string& bytes, std::uint32_t crc) -> std::expected<void, TableError> {
+                                 if (auto w = write(bytes); !w) return w;
+                                 written += bytes.size();
+                                 offsets[b + 1] = written;
+                                 crcs[b] = crc;
+                                 return {};
+                               });
+    if (!coded) return coded;
     if (subset) {
-      const std::string raw = encode_position_list(*subset);
-      std::vector<char> out(ZSTD_compressBound(raw.size()));
-      const std::size_t got = ZSTD_compress(out.data(), out.size(), raw.data(), raw.size(), zstd_level);
-      if (ZSTD_isError(got)) return std::unexpected(TableError{TableError::Internal, std::string("zstd: ") + ZSTD_getErrorName(got)});
-      h.subset_size = subset->size();
-      h.subset_bytes = got;
-      h.subset_crc = crc32(out.data(), got);
-      if (auto w = write(std::string(out.data(), got)); !w) return w;
+      auto list = position_list_part(*subset, zstd_level, h);
+      if (!list) return std::unexpected(list.error());
+      if (auto w = write(*list); !w) return w;
     }
     if (auto w = write(std::string(8, '\0')); !w) return w;
-    std::string head = encode_header(h);
-    put32(head, crc32(head.data(), head.size()));
+    std::string head = table_head(h);
     for (const std::uint64_t o : offsets) put64(head, o);
     for (const std::uint32_t c : crcs) put32(head, c);
-    if (head.size() != head_bytes) return std::unexpected(TableError{TableError::Internal, "table header size changed while writing"});
+    if (head.size() != layout.data_at()) return std::unexpected(TableError{TableError::Internal, "table header size changed while writing"});
     if (::lseek(fd, 0, SEEK_SET) != 0) return std::unexpected(io_error(path, "cannot seek back to the header while writing"));
     return write(head);
   });
 }
-std::expected<void, Error> replace_file(const fs::path& path,
-                                        const std::function<std::expected<void, Error>(int, const FileSink&)>& fill) {
-  // Atomic write: temporary, write, fsync, close, rename, fsync the folder; every
-  // result checked (a full disk may only show at fsync or close).
+
+std::expected<void, Error> write_at(int fd, const fs::path& name, const void* bytes, std::size_t n, std::uint64_t at) {
+  const auto* p = static_cast<const char*>(bytes);
+  for (std::size_t done = 0; done < n;) {
+    const ssize_t w = ::pwrite(fd, p + done, std::min<std::size_t>(n - done, std::size_t{1} << 30), static_cast<off_t>(at + done));
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return std::unexpected(io_error(name, "cannot write", w == 0 ? EIO : errno));
+    done += static_cast<std::size_t>(w);
+  }
+  return {};
+}
+
+std::expected<PendingFile, Error> PendingFile::create(const fs::path& path) {
   const fs::path tmp = path.string() + ".tmp." + std::to_string(getpid());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return std::unexpected(io_error(tmp, "cannot create"));
-  const FileSink sink = [&](const std::string& bytes) -> std::expected<void, Error> {
-    if (!write_all(fd, bytes)) return std::unexpected(io_error(tmp, "cannot write"));
-    return {};
-  };
-  auto filled = fill(fd, sink);
-  if (filled && ::fsync(fd) != 0) filled = std::unexpected(io_error(tmp, "cannot write"));
-  if (!filled) {
+  return PendingFile(fd, path, tmp);
+}
+
+PendingFile::~PendingFile() {
+  if (fd_ < 0) return;
+  ::close(fd_);
+  ::unlink(tmp_.c_str());
+}
+
+std::expected<void, Error> PendingFile::commit() {
+  // Atomic write: fsync, close, rename, fsync the folder; every result checked (a
+  // full disk may only show at fsync or close).
+  const int fd = std::exchange(fd_, -1);
+  if (::fsync(fd) != 0) {
+    auto err = io_error(tmp_, "cannot write");
     ::close(fd);
-    ::unlink(tmp.c_str());
-    return filled;
+    ::unlink(tmp_.c_str());
+    return std::unexpected(err);
   }
   if (::close(fd) != 0) {
-    auto err = io_error(tmp, "cannot close");
-    ::unlink(tmp.c_str());
+    auto err = io_error(tmp_, "cannot close");
+    ::unlink(tmp_.c_str());
     return std::unexpected(err);
   }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    auto err = io_error(path, "cannot rename into place");
-    ::unlink(tmp.c_str());
+  if (::rename(tmp_.c_str(), path_.c_str()) != 0) {
+    auto err = io_error(path_, "cannot rename into place");
+    ::unlink(tmp_.c_str());
     return std::unexpected(err);
   }
-  const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+  const fs::path dir = path_.has_parent_path() ? path_.parent_path() : fs::path(".");
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dfd < 0) return std::unexpected(io_error(dir, "cannot open the folder to sync it"));
   if (::fsync(dfd) != 0) {
@@ -464,6 +657,18 @@ std::expected<void, Error> replace_file(const fs::path& path,
   }
   if (::close(dfd) != 0) return std::unexpected(io_error(dir, "cannot close the folder"));
   return {};
+}
+
+std::expected<void, Error> replace_file(const fs::path& path,
+                                        const std::function<std::expected<void, Error>(int, const FileSink&)>& fill) {
+  auto file = PendingFile::create(path);
+  if (!file) return std::unexpected(file.error());
+  const FileSink sink = [&](const std::string& bytes) -> std::expected<void, Error> {
+    if (!write_all(file->fd(), bytes)) return std::unexpected(io_error(file->temporary(), "cannot write"));
+    return {};
+  };
+  if (auto filled = fill(file->fd(), sink); !filled) return filled;  // the destructor removes the temporary
+  return file->commit();
 }
 
 // ---- Folder lock --------------------------------------------------------------

@@ -64,6 +64,76 @@ TEST(Format, MultiBlockTables) {
   EXPECT_EQ(static_cast<std::uint8_t>(*(*t)->value(150000)), bytes[150000]);
 }
 
+// The stages of write_table (table_writer.h) run over parts of a table cut at block
+// boundaries, their counts carried as bytes and summed, as mancala-tb-mpi's ranks run
+// them, make the file write_table makes.
+std::string file_from_parts(const Variant& v, const ClassKey& key, const std::vector<std::uint8_t>& bytes, int width,
+                            const std::vector<std::uint64_t>& cuts) {  // block numbers where parts start, 0 first
+  const std::uint64_t n = bytes.size() / static_cast<std::size_t>(width);
+  const auto w = static_cast<std::uint32_t>(width);
+  TableCoder coder(n, w);
+  const std::uint64_t B = coder.block_positions(), N = coder.blocks();
+  std::vector<ValueRange> parts;
+  for (std::size_t i = 0; i < cuts.size(); ++i) {
+    const std::uint64_t p0 = std::min(cuts[i] * B, n), p1 = i + 1 < cuts.size() ? std::min(cuts[i + 1] * B, n) : n;
+    parts.push_back(ValueRange{bytes.data() + p0 * w, p0, p1 - p0, n, w});
+  }
+  while (!coder.done()) {
+    SymbolCounts sum;
+    for (const ValueRange& r : parts) {
+      auto carried = SymbolCounts::from_bytes(coder.count(r).to_bytes());
+      EXPECT_TRUE(carried);
+      sum.add(*carried);
+    }
+    EXPECT_TRUE(coder.add_counts(sum));
+  }
+  TableHeader h = table_header(v, key, n, width, TableContent::Values);
+  coder.describe(h);
+  std::string head = table_head(h), blocks, crcs;
+  put64(head, 0);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::uint64_t b1 = i + 1 < cuts.size() ? cuts[i + 1] : N;
+    EXPECT_TRUE(encode_blocks(coder, parts[i], cuts[i], b1, 2, [&](std::uint64_t, const std::string& b, std::uint32_t crc) {
+      blocks += b;
+      put64(head, blocks.size());
+      put32(crcs, crc);
+      return std::expected<void, TableError>{};
+    }));
+  }
+  return head + crcs + blocks + std::string(8, '\0');
+}
+
+TEST(Format, StagesOverPartsMakeWriteTablesFile) {
+  TempDir d;
+  const VariantPtr v = variant("oware");
+  std::mt19937 rng(11);
+  // Oware 9 (167,596 positions, 41 blocks: one counting round) and Oware 15 (more
+  // than 2^22 positions: the shape chosen from a sample, then a second round), values
+  // in runs and at random, 1 and 2 bytes a value.
+  for (const int seeds : {9, 15})
+    for (const int width : {1, 2}) {
+      if (seeds == 15 && width == 2) continue;
+      const ClassKey key{0, seeds};
+      const Index n = ClassIndex(*v, key).size();
+      std::vector<std::uint8_t> bytes(n * static_cast<std::size_t>(width));
+      for (std::size_t i = 0; i < bytes.size();) {
+        const std::uint8_t x = static_cast<std::uint8_t>(rng() % 7), run = static_cast<std::uint8_t>(rng() % 3 ? 1 : rng() % 200);
+        for (int j = 0; j < run && i < bytes.size(); ++j) bytes[i++] = x;
+      }
+      const fs::path f = d.path / ("t" + std::to_string(seeds) + "_" + std::to_string(width));
+      ASSERT_TRUE(write_table(f, *v, key, bytes, width));
+      const auto file = slurp(f);
+      const std::string want(file.begin(), file.end());
+      if (seeds == 15) {
+        EXPECT_GT(n, Index{1} << 22);
+      }
+      const std::uint64_t N = (n + 4095) / 4096;
+      for (const std::vector<std::uint64_t>& cuts : std::vector<std::vector<std::uint64_t>>{{0}, {0, 1}, {0, N / 3, N - 1}, {0, N, N}})
+        EXPECT_TRUE(file_from_parts(*v, key, bytes, width, cuts) == want) << seeds << " seeds, width " << width << ", "
+                                                                            << cuts.size() << " parts";
+    }
+}
+
 TEST(Format, DetectsFlippedByteEverywhere) {
   TempDir d;
   gen("oware", 6, d.path);
