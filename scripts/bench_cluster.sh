@@ -5,9 +5,10 @@
 #   scripts/bench_cluster.sh BUILD_DIR WORK_DIR VARIANT MAX_SEEDS [MEMORY_MB] [NPS]
 #
 # Prints one line per run: ranks, the largest rank's peak RSS (GNU time of each rank),
-# rank 0's and the largest of the others' (rank 0 alone reads a class whole to write
-# its file), the bound (1.25 bytes x largest class) / K + 64 MiB, and mancala-tb-mpi's
-# --stats. The runs' logs stay in WORK_DIR (log-K-VARIANT-SEEDS).
+# rank 0's and the largest of the others', the bound (1.25 bytes x largest class) / K +
+# 64 MiB, and mancala-tb-mpi's --stats (the sums over ranks, then each rank's seconds
+# solving, exchanging, compressing and writing). The runs' logs stay in WORK_DIR
+# (log-K-VARIANT-SEEDS).
 set -euo pipefail
 build=$1 work=$2 v=$3 seeds=$4 mem=${5:-0} nps=${6:-"1 2 4 8"}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_rmaps_base_oversubscribe=1
@@ -40,5 +41,6 @@ for np in $nps; do
   bound=$(python3 -c "print(round((1.25 * $largest / $np + 64 * 2**20) / 1024))")
   echo "np $np: largest class $largest, largest rank peak $peak KB (rank 0 $peak0 KB, others at most $others KB)," \
     "bound $bound KB; $(grep '^stats ranks' "$log")"
+  grep '^stats rank [0-9]* solving' "$log" | sed 's/^/  /' || true
   rm -rf "$out"
 done

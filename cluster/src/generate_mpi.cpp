@@ -3,6 +3,8 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <boost/mpi/collectives.hpp>
 #include <boost/serialization/string.hpp>
 #include <chrono>
@@ -255,32 +257,45 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     if (!shards || index.size() * width < whole_below) return gather_class(comm, v, index, *slice, sopt, st);
     const auto tw = clock_type::now();
     const std::uint64_t first = chunk_start(index.size(), static_cast<std::uint64_t>(K), static_cast<std::uint64_t>(comm.rank()));
+    // The manifest's checksums: each rank's slice's, gathered by rank 0, and the
+    // class's combined from them.
+    const std::uint32_t slice_crc = crc32(slice->data(), slice->size());
+    std::vector<std::uint32_t> slice_crcs(root ? static_cast<std::size_t>(K) : 0);
+    wait("gather (slice checksums)");
+    if (MPI_Gather(&slice_crc, 1, MPI_UINT32_T, slice_crcs.data(), 1, MPI_UINT32_T, 0, MPI_Comm(comm)) != MPI_SUCCESS)
+      return fail_with(Error::Internal, "MPI_Gather failed");
+    wait(nullptr);
+    if (root) {
+      Sums& s = sums[key];
+      s.slices.clear();
+      for (int r = 0; r < K; ++r) {
+        const auto [b, e] = chunk(index.size(), static_cast<std::uint64_t>(K), static_cast<std::uint64_t>(r));
+        s.slices.push_back({r, b, e, slice_crcs[static_cast<std::size_t>(r)]});
+        s.values_crc32 = r == 0 ? slice_crcs[0] : crc32_combine(s.values_crc32, slice_crcs[static_cast<std::size_t>(r)], (e - b) * width);
+      }
+    }
     auto paged = shards->publish(comm, v, index, std::move(*slice), first * width, opt.solve.wait);
     if (!paged) return std::unexpected(paged.error());
-    if (root) {  // the standard file, from the shard file
-      // The whole class comes in: the lower classes' pages go first (Oware up to 20 on
-      // 1 rank peaked at 176 MiB with them, against a bound of 160 MiB); the next class
-      // sets the cache again.
-      shards->set_cache_bytes(0);
-      detail::give_back_freed_memory();
-      auto bytes = shards->read(key, 0, index.size() * width);
-      if (!bytes) return std::unexpected(bytes.error());
-      checksums(key, *bytes, true);
-      const int threads = opt.solve.local.threads > 0 ? opt.solve.local.threads : 1;
-      if (auto w = write_table(opt.out / table_file_name(v.name(), key), v, key, *bytes, static_cast<int>(width),
-                               opt.zstd_level, index.subset().get(), threads);
-          !w)
-        return fail_with(Error::Io, w.error().message);
-    }
     st.seconds_writing += since(tw);
+    // Every rank compresses and writes its own blocks of the standard file.
+    const int threads = opt.solve.local.threads > 0 ? opt.solve.local.threads : 1;
+    if (auto w = write_class_distributed(comm, v, index, *shards, opt.out / table_file_name(v.name(), key), opt.zstd_level,
+                                         threads, opt.solve.wait, st);
+        !w)
+      return std::unexpected(w.error());
     return *paged;
   };
-  if (shards)  // a sharded class's file is written by solve
-    hooks.write = [&](const fs::path& file, const ClassValues& cls, const std::vector<Index>* subset,
-                      int threads) -> std::expected<void, TableError> {
-      if (!cls.whole()) return {};
-      return write_table(file, v, cls.index().key(), cls.bytes(), cls.width(), opt.zstd_level, subset, threads);
-    };
+  // Rank 0 writes the whole classes (a paged class's file is written by solve), maybe
+  // on another thread while the next class is solved: its time apart.
+  std::atomic<std::int64_t> whole_writing_ns{0};
+  hooks.write = [&](const fs::path& file, const ClassValues& cls, const std::vector<Index>* subset,
+                    int threads) -> std::expected<void, TableError> {
+    if (!cls.whole()) return {};
+    const auto t = clock_type::now();
+    auto w = write_table(file, v, cls.index().key(), cls.bytes(), cls.width(), opt.zstd_level, subset, threads);
+    whole_writing_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t).count();
+    return w;
+  };
   hooks.share = [&](std::shared_ptr<ClassValues> loaded, const ClassIndex& index) -> std::shared_ptr<ClassValues> {
     int have = loaded ? 1 : 0;
     wait("broadcast (resume)");
@@ -318,10 +333,10 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
       entry.slices = std::move(it->second.slices);
       sums.erase(it);
     } else if (!loaded) {
-      const auto width = static_cast<std::uint64_t>(cls.width());
+      const auto w = static_cast<std::uint64_t>(cls.width());
       for (int r = 0; r < K; ++r) {
         const auto [b, e] = chunk(cls.size(), static_cast<std::uint64_t>(K), static_cast<std::uint64_t>(r));
-        entry.slices.push_back({r, b, e, crc32(cls.bytes().data() + b * width, static_cast<std::size_t>((e - b) * width))});
+        entry.slices.push_back({r, b, e, crc32(cls.bytes().data() + b * w, static_cast<std::size_t>((e - b) * w))});
       }
     }
     manifest.done.push_back(entry);
@@ -346,6 +361,7 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
   SolvedClasses solved;
   auto done = generate_classes(v, keys, g, solved, plan.reachable ? &plan.reachable->classes : nullptr, hooks);
   if (!done) return std::unexpected(done.error());
+  st.seconds_writing += static_cast<double>(whole_writing_ns.load()) * 1e-9;
   rep.classes_solved = done->classes_solved;
   rep.classes_loaded = done->classes_loaded;
   rep.positions = done->positions;
@@ -368,7 +384,14 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
   // Sum the traffic over ranks (rank 0 gets the totals).
   std::vector<double> mine = {static_cast<double>(st.records), static_cast<double>(st.bytes),
                               static_cast<double>(st.gathered_bytes), st.seconds_solving, st.seconds_exchanging,
-                              st.seconds_gathering};
+                              st.seconds_gathering, st.seconds_writing, st.seconds_compressing};
+  // ... and each rank's times (rank 0 gets them).
+  const std::array<double, 4> times = {st.seconds_solving, st.seconds_exchanging, st.seconds_compressing, st.seconds_writing};
+  std::vector<double> all_times(root ? 4 * static_cast<std::size_t>(K) : 0);
+  if (MPI_Gather(times.data(), 4, MPI_DOUBLE, all_times.data(), 4, MPI_DOUBLE, 0, MPI_Comm(comm)) != MPI_SUCCESS)
+    return fail_with(Error::Internal, "MPI_Gather failed");
+  for (std::size_t r = 0; r < all_times.size(); r += 4)
+    rep.rank_seconds.push_back({all_times[r], all_times[r + 1], all_times[r + 2], all_times[r + 3]});
   std::vector<double> sum(mine.size(), 0.0);
   wait("reduce (statistics)");
   if (MPI_Reduce(mine.data(), sum.data(), static_cast<int>(mine.size()), MPI_DOUBLE, MPI_SUM, 0, MPI_Comm(comm)) !=
@@ -382,6 +405,8 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     st.seconds_solving = sum[3];
     st.seconds_exchanging = sum[4];
     st.seconds_gathering = sum[5];
+    st.seconds_writing = sum[6];
+    st.seconds_compressing = sum[7];
   }
   rep.seconds = since(t_start);
   return rep;

@@ -49,8 +49,9 @@ using namespace mancala;
 constexpr const char* kAbout =
     "Solves every class of VARIANT with up to N seeds in play on K MPI ranks and writes the\n"
     "same table files as `mancala-tb generate` (DIR/<variant>.<seeds>.<state>.mtb), plus\n"
-    "DIR/<variant>.manifest (classes, ranks, slices, checksums). Rank 0 writes all files;\n"
-    "the other ranks need no access to DIR.";
+    "DIR/<variant>.manifest (classes, ranks, slices, checksums). Where every rank sees DIR,\n"
+    "every rank writes its share of each file; otherwise rank 0 writes all files and the\n"
+    "other ranks need no access to DIR.";
 constexpr const char* kFooter =
     "Each finished class is checkpointed (file written atomically, manifest updated), and\n"
     "with sharded lower classes the class in progress every --checkpoint-seconds, so a job\n"
@@ -142,7 +143,9 @@ std::variant<Command, int> parse(int argc, char** argv) {
       ->default_val(600)
       ->check(CLI::Range(-1.0, 1e9));
   gen->add_flag("--verbose", c.verbose, "one line per class on stdout (rank 0)");
-  gen->add_flag("--stats", c.stats, "traffic summary at the end (rank 0)");
+  gen->add_flag("--stats", c.stats,
+                "traffic and time summary at the end (rank 0): seconds summed over\n"
+                "the ranks, then each rank's; writing_s includes compressing_s");
   bool distances = false;
   gen->add_flag("--distances", distances,
                 "refused: the ranks do not make distance tables yet; run\n"
@@ -319,12 +322,17 @@ int main(int argc, char** argv) {
         std::printf(
             "stats ranks %d positions_solved %llu records %llu bytes %llu records_per_position %.4f "
             "bytes_per_position %.4f exchanges %llu gathered_bytes %llu seconds %.3f solving_s %.3f "
-            "exchanging_s %.3f gathering_s %.3f writing_s %.3f\n",
+            "exchanging_s %.3f gathering_s %.3f writing_s %.3f compressing_s %.3f\n",
             world.size(), static_cast<unsigned long long>(st.positions), static_cast<unsigned long long>(st.records),
             static_cast<unsigned long long>(st.bytes), static_cast<double>(st.records) * per,
             static_cast<double>(st.bytes) * per, static_cast<unsigned long long>(st.exchanges),
             static_cast<unsigned long long>(st.gathered_bytes), rep->seconds, st.seconds_solving,
-            st.seconds_exchanging, st.seconds_gathering, st.seconds_writing);
+            st.seconds_exchanging, st.seconds_gathering, st.seconds_writing, st.seconds_compressing);
+        for (std::size_t r = 0; r < rep->rank_seconds.size(); ++r) {
+          const auto& t = rep->rank_seconds[r];
+          std::printf("stats rank %zu solving_s %.3f exchanging_s %.3f compressing_s %.3f writing_s %.3f\n", r, t[0], t[1],
+                      t[2], t[3]);
+        }
         if (plan->sharded)
           std::printf("stats rank 0 page cache: %llu hits, %llu misses, peak %llu bytes\n",
                       static_cast<unsigned long long>(rep->cache.hits), static_cast<unsigned long long>(rep->cache.misses),

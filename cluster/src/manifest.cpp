@@ -185,4 +185,28 @@ Result<Manifest> read_manifest(const fs::path& path) {
   return m;
 }
 
+// CRC-32 is reflected with polynomial 0xEDB88320: crc(A B) = crc(A) x^(8 |B|) + crc(B)
+// modulo the polynomial (the pre- and post-inversions cancel), and x^(8 |B|) is made of
+// the squares x^(2^k).
+namespace {
+std::uint32_t mul_mod_p(std::uint32_t a, std::uint32_t b) {  // a b modulo P, bit 31 = x^0
+  std::uint32_t p = 0;
+  for (std::uint32_t m = 1u << 31; m; m >>= 1) {
+    if (a & m) p ^= b;
+    b = b & 1 ? (b >> 1) ^ 0xEDB88320u : b >> 1;
+  }
+  return p;
+}
+}  // namespace
+
+std::uint32_t crc32_combine(std::uint32_t a, std::uint32_t b, std::uint64_t b_bytes) {
+  std::uint32_t x = 1u << 31;  // x^0
+  std::uint32_t square = 1u << 30;  // x^(2^k), from x^1
+  for (std::uint64_t e = 8 * b_bytes; e; e >>= 1) {
+    if (e & 1) x = mul_mod_p(x, square);
+    square = mul_mod_p(square, square);
+  }
+  return mul_mod_p(x, a) ^ b;
+}
+
 }  // namespace mancala::cluster

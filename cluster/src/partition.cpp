@@ -12,6 +12,7 @@ ClusterStats& ClusterStats::operator+=(const ClusterStats& o) {
   seconds_exchanging += o.seconds_exchanging;
   seconds_gathering += o.seconds_gathering;
   seconds_writing += o.seconds_writing;
+  seconds_compressing += o.seconds_compressing;
   return *this;
 }
 

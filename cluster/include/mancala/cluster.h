@@ -20,12 +20,14 @@
 //    in the folder (DIR/.mtb-shard.<table file name>.values, W bytes a position at
 //    offset W * first position; removed when the job ends), and the exits of later
 //    classes are read from those files through one bounded page cache per rank
-//    (16 KiB pages, pread). Rank 0 writes the standard table file from the shard file.
+//    (16 KiB pages, pread). Every rank then compresses and writes its own blocks of
+//    the standard table file (write_class_distributed).
 //    Classes below Shards::kWholeBelowBytes are replicated all the same.
 //  * Replicated (no shared folder): after a class is solved its slices are
 //    all-gathered and every rank holds the whole class (exits are plain look-ups).
 #pragma once
 
+#include <array>
 #include <boost/mpi/communicator.hpp>
 #include <chrono>
 #include <cstdint>
@@ -57,7 +59,9 @@ struct ClusterStats {
   std::uint64_t bytes = 0;       // payload bytes of those records
   std::uint64_t exchanges = 0;   // bulk-synchronous all_to_all rounds (every rank counts them)
   std::uint64_t gathered_bytes = 0;  // bytes received by all_gather of solved slices
-  double seconds_solving = 0, seconds_exchanging = 0, seconds_gathering = 0, seconds_writing = 0;
+  // writing: the table files (compression included: compressing is that part, counted
+  // where every rank writes), shard files and checkpoints.
+  double seconds_solving = 0, seconds_exchanging = 0, seconds_gathering = 0, seconds_writing = 0, seconds_compressing = 0;
   ClusterStats& operator+=(const ClusterStats& o);
 };
 
@@ -143,6 +147,25 @@ class Shards {
   std::shared_ptr<PageCache> cache_;
   std::uint32_t next_id_ = 0;
 };
+
+// ---- Every rank writes (sharded runs) ------------------------------------------------
+// The standard table file of a paged class, by every rank at once, byte for byte the
+// file write_table makes (the same stages, table_writer.h): rank r owns the file's
+// blocks [chunk_start(N, K, r), chunk_start(N, K, r + 1)) (ownership aligned to the
+// file's blocks, not to the solver's slices) and reads their values from the class's
+// shard file 2^20 positions at a time. The ranks' symbol counts are summed (a binary
+// tree of sends to rank 0, then a broadcast: a few KiB to a few MiB a round), so
+// every rank builds the file's one code; each codes its blocks into memory (the
+// file's bytes for its share, 0.3-0.5 bytes a position); an exclusive scan of the
+// ranks' byte counts gives each its offset. Rank 0 creates the temporary file at its
+// full size and writes the header, the position list and the tail; every rank writes
+// its blocks, their offsets and their CRCs with pwrite and syncs; rank 0 renames the
+// file into place when every rank has. Needs the folder on a file system every rank
+// sees (as the shard files do). Errors: Io, Internal (this rank's; the caller aborts
+// the job).
+Result<void> write_class_distributed(const boost::mpi::communicator& comm, const Variant& v, const ClassIndex& index,
+                                     const Shards& shards, const std::filesystem::path& file, int zstd_level,
+                                     int threads, const WaitHook& wait, ClusterStats& stats);
 
 // ---- Checkpoints inside a class (sharded runs) --------------------------------------
 // Between two steps of its method (a level of the level method, a sweep of the
@@ -243,6 +266,8 @@ Result<void> write_manifest(const std::filesystem::path& path, const Manifest& m
 Result<Manifest> read_manifest(const std::filesystem::path& path);
 // Errors: NotFound, Io.
 Result<std::uint32_t> file_crc32(const std::filesystem::path& path);
+// The CRC-32 (format.h's crc32) of bytes A then B from crc32(A), crc32(B) and B's length.
+std::uint32_t crc32_combine(std::uint32_t a, std::uint32_t b, std::uint64_t b_bytes);
 
 // ---- The class loop ------------------------------------------------------------
 struct ClusterGenerateOptions {
@@ -257,7 +282,7 @@ struct ClusterGenerateOptions {
   std::uint64_t memory_bytes = GenerateOptions::kDefaultMemoryBytes;
   // Where solved classes live (top of this file): Auto = Sharded when every rank sees
   // `out` (checked at the start), else Replicated.
-  enum class Lower : std::uint8_t { Auto, Sharded, Replicated };
+  enum class Lower : int { Auto, Sharded, Replicated };  // (int: CLI11 prints a uint8_t value as a character, a NUL that cut --help short)
   Lower lower = Lower::Auto;
   // Sharded runs: a checkpoint inside a class at the first level or sweep boundary
   // this many seconds after the last (ClassCheckpoint; 0: at every boundary;
@@ -282,6 +307,8 @@ struct ClusterReport {
   double seconds = 0;
   ClusterStats stats;  // summed over ranks (valid on rank 0)
   PageCache::Stats cache;  // sharded: this rank's page cache of the lower classes
+  // Rank 0: each rank's seconds solving, exchanging, compressing and writing.
+  std::vector<std::array<double, 4>> rank_seconds;
 };
 
 // The two steps of a distributed generation; every rank calls both. Errors come in
