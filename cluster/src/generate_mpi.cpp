@@ -13,6 +13,8 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <mutex>
+#include <set>
 #include <system_error>
 
 #include "mancala/cluster.h"
@@ -206,6 +208,8 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     std::vector<ManifestClass::Slice> slices;
   };
   std::map<ClassKey, Sums> sums;
+  std::set<ClassKey> written_by_ranks;  // replicated classes whose file solve wrote
+  std::mutex written_mu;  // (hooks.write may run on another thread)
   const std::uint64_t width = v.kind() == GameKind::Score ? 1 : 2;
   // Classes below this many bytes stay whole (Shards::kWholeBelowBytes); tests set
   // MANCALA_MPI_TEST_WHOLE_BELOW (the same on every rank) to shard the small ones too.
@@ -254,7 +258,26 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     sopt.checkpoint = nullptr;
     if (!slice) return fail_with(slice.error().code, "class " + to_string(key, v.pits()) + ": " + slice.error().message);
     st.positions += root ? index.size() : 0;
-    if (!shards || index.size() * width < whole_below) return gather_class(comm, v, index, *slice, sopt, st);
+    const int threads = opt.solve.local.threads > 0 ? opt.solve.local.threads : 1;
+    const fs::path file = opt.out / table_file_name(v.name(), key);
+    if (!shards || index.size() * width < whole_below) {
+      auto whole = gather_class(comm, v, index, *slice, sopt, st);
+      if (shards || K == 1 || index.size() * width < whole_below) return whole;  // rank 0 writes it (hooks.write)
+      // Replicated: every rank holds the class; each compresses its own blocks and
+      // sends them to rank 0, which writes the file.
+      const auto& bytes = whole->bytes();
+      auto from_memory = [&](std::uint64_t at, std::uint64_t n) -> Result<std::vector<std::uint8_t>> {
+        return std::vector<std::uint8_t>(bytes.begin() + static_cast<std::ptrdiff_t>(at),
+                                         bytes.begin() + static_cast<std::ptrdiff_t>(at + n));
+      };
+      if (auto w = write_class_distributed(comm, v, index, from_memory, false, file, opt.zstd_level, threads,
+                                           opt.solve.wait, st);
+          !w)
+        return std::unexpected(w.error());
+      const std::lock_guard lock(written_mu);
+      written_by_ranks.insert(key);
+      return whole;
+    }
     const auto tw = clock_type::now();
     const std::uint64_t first = chunk_start(index.size(), static_cast<std::uint64_t>(K), static_cast<std::uint64_t>(comm.rank()));
     // The manifest's checksums: each rank's slice's, gathered by rank 0, and the
@@ -278,19 +301,23 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     if (!paged) return std::unexpected(paged.error());
     st.seconds_writing += since(tw);
     // Every rank compresses and writes its own blocks of the standard file.
-    const int threads = opt.solve.local.threads > 0 ? opt.solve.local.threads : 1;
-    if (auto w = write_class_distributed(comm, v, index, *shards, opt.out / table_file_name(v.name(), key), opt.zstd_level,
-                                         threads, opt.solve.wait, st);
+    auto from_shard = [&](std::uint64_t at, std::uint64_t n) { return shards->read(key, at, n); };
+    if (auto w = write_class_distributed(comm, v, index, from_shard, true, file, opt.zstd_level, threads, opt.solve.wait, st);
         !w)
       return std::unexpected(w.error());
     return *paged;
   };
-  // Rank 0 writes the whole classes (a paged class's file is written by solve), maybe
-  // on another thread while the next class is solved: its time apart.
+  // Rank 0 writes the whole classes that solve did not have every rank write (a paged
+  // class, or a replicated one of 64 KiB or more on several ranks), maybe on another
+  // thread while the next class is solved: its time apart.
   std::atomic<std::int64_t> whole_writing_ns{0};
   hooks.write = [&](const fs::path& file, const ClassValues& cls, const std::vector<Index>* subset,
                     int threads) -> std::expected<void, TableError> {
     if (!cls.whole()) return {};
+    {
+      const std::lock_guard lock(written_mu);
+      if (written_by_ranks.count(cls.index().key())) return {};
+    }
     const auto t = clock_type::now();
     auto w = write_table(file, v, cls.index().key(), cls.bytes(), cls.width(), opt.zstd_level, subset, threads);
     whole_writing_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(clock_type::now() - t).count();

@@ -29,6 +29,9 @@ double since(clock_type::time_point t) { return std::chrono::duration<double>(cl
 // Blocks a rank reads from the shard file at a time: 2^20 positions.
 constexpr std::uint64_t kWindowBlocks = 256;
 constexpr int kCountsTag = 3201;
+// Without a shared folder: the pieces of coded blocks sent to rank 0.
+constexpr int kPiecesTag = 3202;
+constexpr std::uint64_t kPieceBytes = std::uint64_t{8} << 20;
 
 // A round's symbol counts summed over every rank, on every rank: a binary tree of
 // sends towards rank 0 (each rank holds at most two rounds' counts; a shape of more
@@ -67,8 +70,8 @@ int all_agree(const mpi::communicator& comm, int ok, const WaitHook& wait, const
 }  // namespace
 
 Result<void> write_class_distributed(const mpi::communicator& comm, const Variant& v, const ClassIndex& index,
-                                     const Shards& shards, const fs::path& file, int zstd_level, int threads,
-                                     const WaitHook& wait, ClusterStats& st) {
+                                     const ValueReader& read, bool shared_folder, const fs::path& file, int zstd_level,
+                                     int threads, const WaitHook& wait, ClusterStats& st) {
   const auto t_start = clock_type::now();
   const bool root = comm.rank() == 0;
   const auto K = static_cast<std::uint64_t>(comm.size()), r = static_cast<std::uint64_t>(comm.rank());
@@ -83,7 +86,7 @@ Result<void> write_class_distributed(const mpi::communicator& comm, const Varian
   auto each_window = [&](const auto& f) -> Result<void> {
     for (std::uint64_t w0 = b0; w0 < b1; w0 += kWindowBlocks) {
       const std::uint64_t w1 = std::min(b1, w0 + kWindowBlocks), p0 = w0 * B, p1 = std::min(w1 * B, n);
-      auto bytes = shards.read(key, p0 * width, (p1 - p0) * width);
+      auto bytes = read(p0 * width, (p1 - p0) * width);
       if (!bytes) return std::unexpected(bytes.error());
       if (auto d = f(ValueRange{bytes->data(), p0, p1 - p0, n, width}, w0, w1); !d) return d;
     }
@@ -136,7 +139,8 @@ Result<void> write_class_distributed(const mpi::communicator& comm, const Varian
 
   // 3. Rank 0 makes the temporary file at its full size with the header, the
   // position list and the tail; every rank then writes its blocks, their offsets and
-  // CRCs into it; rank 0 renames it into place once every rank has synced.
+  // CRCs into it (shared folder), or sends them to rank 0 in pieces of at most
+  // kPieceBytes; rank 0 renames it into place once every rank has synced.
   TableHeader h = table_header(v, key, n, static_cast<int>(width), TableContent::Values);
   coder.describe(h);
   std::optional<PendingFile> pending;
@@ -178,6 +182,60 @@ Result<void> write_class_distributed(const mpi::communicator& comm, const Varian
   for (const std::uint64_t o : offsets) put64(offset_bytes, base + o);
   if (r + 1 == K) put64(offset_bytes, total);  // o_N
   for (const std::uint32_t c : crcs) put32(crc_bytes, c);
+  if (!shared_folder) {
+    // Rank 0 writes every rank's parts in rank order: its own, then each other rank's
+    // as it sends them (blocks, offsets, CRCs), a piece at a time.
+    std::vector<std::uint64_t> sizes(root ? K : 0);
+    if (wait) wait("gather (coded bytes)");
+    if (MPI_Gather(&mine, 1, MPI_UINT64_T, sizes.data(), 1, MPI_UINT64_T, 0, MPI_Comm(comm)) != MPI_SUCCESS)
+      throw std::runtime_error("MPI_Gather failed");
+    if (wait) wait(nullptr);
+    std::expected<void, Error> w;
+    if (root) {
+      std::vector<char> piece;
+      std::uint64_t at = 0;
+      for (std::uint64_t q = 0; q < K && w; ++q) {
+        const auto [q0, q1] = chunk(N, K, q);
+        const std::uint64_t parts[3][2] = {{layout.data_at() + at, sizes[q]},
+                                           {layout.offsets_at() + 8 * q0, 8 * (q1 - q0) + (q + 1 == K ? 8 : 0)},
+                                           {layout.crcs_at() + 4 * q0, 4 * (q1 - q0)}};
+        at += sizes[q];
+        const std::string* own[3] = {&coded, &offset_bytes, &crc_bytes};
+        for (int p = 0; p < 3 && w; ++p)
+          for (std::uint64_t done = 0; done < parts[p][1] && w; done += kPieceBytes) {
+            const std::uint64_t len = std::min(kPieceBytes, parts[p][1] - done);
+            const char* data = nullptr;
+            if (q == 0) data = own[p]->data() + done;
+            else {
+              piece.resize(static_cast<std::size_t>(len));
+              if (wait) wait("receive (coded blocks)");
+              if (MPI_Recv(piece.data(), static_cast<int>(len), MPI_BYTE, static_cast<int>(q), kPiecesTag, MPI_Comm(comm),
+                           MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                throw std::runtime_error("MPI_Recv failed");
+              if (wait) wait(nullptr);
+              data = piece.data();
+            }
+            w = write_at(pending->fd(), temporary, data, static_cast<std::size_t>(len), parts[p][0] + done);
+          }
+      }
+    } else {
+      for (const std::string* part : {&coded, &offset_bytes, &crc_bytes})
+        for (std::uint64_t done = 0; done < part->size(); done += kPieceBytes) {
+          const std::uint64_t len = std::min<std::uint64_t>(kPieceBytes, part->size() - done);
+          if (wait) wait("send (coded blocks)");
+          if (MPI_Send(part->data() + done, static_cast<int>(len), MPI_BYTE, 0, kPiecesTag, MPI_Comm(comm)) != MPI_SUCCESS)
+            throw std::runtime_error("MPI_Send failed");
+          if (wait) wait(nullptr);
+        }
+    }
+    std::string().swap(coded);
+    if (!w) return fail_with(Error::Io, w.error().message);  // rank 0's alone: the caller aborts the job
+    if (root)
+      if (auto c = pending->commit(); !c) return fail_with(Error::Io, c.error().message);
+    st.seconds_compressing += compressing;
+    st.seconds_writing += since(t_start);
+    return {};
+  }
   const int fd = root ? pending->fd() : ::open(temporary.c_str(), O_WRONLY | O_CLOEXEC);
   std::expected<void, Error> w = fd >= 0 ? std::expected<void, Error>{}
                                          : std::unexpected(Error{Error::Io, temporary + ": cannot open: " + std::strerror(errno)});

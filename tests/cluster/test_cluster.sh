@@ -18,7 +18,8 @@
 #       2, killed again -> 1); no checkpoint file is left.
 #   test_cluster.sh budget MPI_EXE TB_EXE WORKDIR
 #       sharded lower classes (the default here) and replicated ones give the same
-#       files; no shard file is left; a per-rank --memory-mb below what one rank
+#       files (every rank writing its blocks: with pwrite, or sent to rank 0); no shard
+#       file is left; a per-rank --memory-mb below what one rank
 #       needs for the largest class is refused at once on 1 rank, naming the budget
 #       it would need, and finishes with identical files on 4 ranks.
 set -euo pipefail
@@ -192,7 +193,10 @@ case "$what" in
     echo "ok: Djenon-aboure killed inside class 8 on 3 ranks, then on 2, resumed from its checkpoints: identical files"
     ;;
   budget)
-    for v in oware djenon-aboure; do
+    # (Replicated on 2 ranks, every class also goes through the ranks' writing without a
+    # shared folder: each rank codes its blocks and sends them to rank 0; Kalah: 2 bytes
+    # a value.)
+    for v in oware djenon-aboure kalah:4:empty; do
       "$tb_exe" generate $v --max-seeds 8 --out "$work/ref-$v" --threads 1 > /dev/null
       for lower in sharded replicated; do
         out=$work/$lower-$v

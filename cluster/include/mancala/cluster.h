@@ -148,24 +148,27 @@ class Shards {
   std::uint32_t next_id_ = 0;
 };
 
-// ---- Every rank writes (sharded runs) ------------------------------------------------
-// The standard table file of a paged class, by every rank at once, byte for byte the
-// file write_table makes (the same stages, table_writer.h): rank r owns the file's
-// blocks [chunk_start(N, K, r), chunk_start(N, K, r + 1)) (ownership aligned to the
-// file's blocks, not to the solver's slices) and reads their values from the class's
-// shard file 2^20 positions at a time. The ranks' symbol counts are summed (a binary
+// ---- Every rank compresses and writes -----------------------------------------------
+// The standard table file of a class, by every rank at once, byte for byte the file
+// write_table makes (the same stages, table_writer.h): rank r owns the file's blocks
+// [chunk_start(N, K, r), chunk_start(N, K, r + 1)) (ownership aligned to the file's
+// blocks, not to the solver's slices) and reads their values through `read` (bytes
+// [first_byte, first_byte + bytes) of the class: its shard file, or the class in
+// memory) 2^20 positions at a time. The ranks' symbol counts are summed (a binary
 // tree of sends to rank 0, then a broadcast: a few KiB to a few MiB a round), so
 // every rank builds the file's one code; each codes its blocks into memory (the
 // file's bytes for its share, 0.3-0.5 bytes a position); an exclusive scan of the
 // ranks' byte counts gives each its offset. Rank 0 creates the temporary file at its
 // full size and writes the header, the position list and the tail; every rank writes
 // its blocks, their offsets and their CRCs with pwrite and syncs; rank 0 renames the
-// file into place when every rank has. Needs the folder on a file system every rank
-// sees (as the shard files do). Errors: Io, Internal (this rank's; the caller aborts
-// the job).
+// file into place when every rank has. Without `shared_folder` (the ranks do not all
+// see the folder) the other ranks send their parts to rank 0 instead, in pieces of at
+// most 8 MiB, and rank 0 writes them (it holds one piece at a time). Errors: Io,
+// Internal (this rank's; the caller aborts the job).
+using ValueReader = std::function<Result<std::vector<std::uint8_t>>(std::uint64_t first_byte, std::uint64_t bytes)>;
 Result<void> write_class_distributed(const boost::mpi::communicator& comm, const Variant& v, const ClassIndex& index,
-                                     const Shards& shards, const std::filesystem::path& file, int zstd_level,
-                                     int threads, const WaitHook& wait, ClusterStats& stats);
+                                     const ValueReader& read, bool shared_folder, const std::filesystem::path& file,
+                                     int zstd_level, int threads, const WaitHook& wait, ClusterStats& stats);
 
 // ---- Checkpoints inside a class (sharded runs) --------------------------------------
 // Between two steps of its method (a level of the level method, a sweep of the
