@@ -300,6 +300,8 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
     auto paged = shards->publish(comm, v, index, std::move(*slice), first * width, opt.solve.wait);
     if (!paged) return std::unexpected(paged.error());
     st.seconds_writing += since(tw);
+    // The solver's arrays go back to the system before the coded blocks come in.
+    detail::give_back_freed_memory();
     // Every rank compresses and writes its own blocks of the standard file.
     auto from_shard = [&](std::uint64_t at, std::uint64_t n) { return shards->read(key, at, n); };
     if (auto w = write_class_distributed(comm, v, index, from_shard, true, file, opt.zstd_level, threads, opt.solve.wait, st);

@@ -110,26 +110,32 @@ Result<void> write_class_distributed(const mpi::communicator& comm, const Varian
     if (auto a = coder.add_counts(*whole); !a) return std::unexpected(a.error());
     compressing += since(tc);
   }
-  // 2. This rank's blocks, coded into memory (about 0.3-0.5 bytes a position).
+  // 2. This rank's blocks, coded into memory (about 0.3-0.5 bytes a position), a
+  // string a window (one string of them all would need twice that while it grows).
   const auto tc = clock_type::now();
-  std::string coded;
+  std::vector<std::string> coded;
+  std::uint64_t mine = 0;              // bytes of this rank's blocks
   std::vector<std::uint64_t> offsets;  // o_b of this rank's blocks, from its first block's
   std::vector<std::uint32_t> crcs;
   auto encoded = each_window([&](const ValueRange& vr, std::uint64_t w0, std::uint64_t w1) -> Result<void> {
+    std::string window;
     auto e = encode_blocks(coder, vr, w0, w1, threads,
                            [&](std::uint64_t, const std::string& bytes, std::uint32_t crc) -> std::expected<void, TableError> {
-                             offsets.push_back(coded.size());
-                             coded += bytes;
+                             offsets.push_back(mine);
+                             window += bytes;
+                             mine += bytes.size();
                              crcs.push_back(crc);
                              return {};
                            });
     if (!e) return std::unexpected(e.error());
+    window.shrink_to_fit();
+    coded.push_back(std::move(window));
     return {};
   });
   if (!encoded) return encoded;
   compressing += since(tc);
   // Its offset: the bytes of the ranks before it (exclusive scan); the total: o_N.
-  std::uint64_t mine = coded.size(), base = 0, total = 0;
+  std::uint64_t base = 0, total = 0;
   if (wait) wait("scan (block offsets)");
   if (MPI_Exscan(&mine, &base, 1, MPI_UINT64_T, MPI_SUM, MPI_Comm(comm)) != MPI_SUCCESS ||
       MPI_Allreduce(&mine, &total, 1, MPI_UINT64_T, MPI_SUM, MPI_Comm(comm)) != MPI_SUCCESS)
@@ -192,6 +198,8 @@ Result<void> write_class_distributed(const mpi::communicator& comm, const Varian
     if (wait) wait(nullptr);
     std::expected<void, Error> w;
     if (root) {
+      // Rank q's parts in order: its blocks (a message a window), its offsets, its CRCs
+      // (messages of at most kPieceBytes); each written where it goes as it comes.
       std::vector<char> piece;
       std::uint64_t at = 0;
       for (std::uint64_t q = 0; q < K && w; ++q) {
@@ -200,35 +208,50 @@ Result<void> write_class_distributed(const mpi::communicator& comm, const Varian
                                            {layout.offsets_at() + 8 * q0, 8 * (q1 - q0) + (q + 1 == K ? 8 : 0)},
                                            {layout.crcs_at() + 4 * q0, 4 * (q1 - q0)}};
         at += sizes[q];
-        const std::string* own[3] = {&coded, &offset_bytes, &crc_bytes};
+        if (q == 0) {
+          for (std::uint64_t to = parts[0][0]; const std::string& window : coded) {
+            if (w) w = write_at(pending->fd(), temporary, window.data(), window.size(), to);
+            to += window.size();
+          }
+          if (w) w = write_at(pending->fd(), temporary, offset_bytes.data(), offset_bytes.size(), parts[1][0]);
+          if (w) w = write_at(pending->fd(), temporary, crc_bytes.data(), crc_bytes.size(), parts[2][0]);
+          continue;
+        }
         for (int p = 0; p < 3 && w; ++p)
-          for (std::uint64_t done = 0; done < parts[p][1] && w; done += kPieceBytes) {
-            const std::uint64_t len = std::min(kPieceBytes, parts[p][1] - done);
-            const char* data = nullptr;
-            if (q == 0) data = own[p]->data() + done;
-            else {
-              piece.resize(static_cast<std::size_t>(len));
-              if (wait) wait("receive (coded blocks)");
-              if (MPI_Recv(piece.data(), static_cast<int>(len), MPI_BYTE, static_cast<int>(q), kPiecesTag, MPI_Comm(comm),
-                           MPI_STATUS_IGNORE) != MPI_SUCCESS)
-                throw std::runtime_error("MPI_Recv failed");
-              if (wait) wait(nullptr);
-              data = piece.data();
-            }
-            w = write_at(pending->fd(), temporary, data, static_cast<std::size_t>(len), parts[p][0] + done);
+          for (std::uint64_t done = 0; done < parts[p][1] && w;) {
+            MPI_Status status;
+            int len = 0;
+            if (wait) wait("receive (coded blocks)");
+            if (MPI_Probe(static_cast<int>(q), kPiecesTag, MPI_Comm(comm), &status) != MPI_SUCCESS ||
+                MPI_Get_count(&status, MPI_BYTE, &len) != MPI_SUCCESS)
+              throw std::runtime_error("MPI_Probe failed");
+            piece.resize(static_cast<std::size_t>(len));
+            if (MPI_Recv(piece.data(), len, MPI_BYTE, static_cast<int>(q), kPiecesTag, MPI_Comm(comm), MPI_STATUS_IGNORE) !=
+                MPI_SUCCESS)
+              throw std::runtime_error("MPI_Recv failed");
+            if (wait) wait(nullptr);
+            if (done + static_cast<std::uint64_t>(len) > parts[p][1])
+              w = std::unexpected(Error{Error::Internal, "rank " + std::to_string(q) + " sent more bytes than it coded"});
+            else
+              w = write_at(pending->fd(), temporary, piece.data(), piece.size(), parts[p][0] + done);
+            done += static_cast<std::uint64_t>(len);
           }
       }
     } else {
-      for (const std::string* part : {&coded, &offset_bytes, &crc_bytes})
-        for (std::uint64_t done = 0; done < part->size(); done += kPieceBytes) {
-          const std::uint64_t len = std::min<std::uint64_t>(kPieceBytes, part->size() - done);
+      auto send = [&](const std::string& part) {
+        for (std::uint64_t done = 0; done < part.size(); done += kPieceBytes) {
+          const std::uint64_t len = std::min<std::uint64_t>(kPieceBytes, part.size() - done);
           if (wait) wait("send (coded blocks)");
-          if (MPI_Send(part->data() + done, static_cast<int>(len), MPI_BYTE, 0, kPiecesTag, MPI_Comm(comm)) != MPI_SUCCESS)
+          if (MPI_Send(part.data() + done, static_cast<int>(len), MPI_BYTE, 0, kPiecesTag, MPI_Comm(comm)) != MPI_SUCCESS)
             throw std::runtime_error("MPI_Send failed");
           if (wait) wait(nullptr);
         }
+      };
+      for (const std::string& window : coded) send(window);
+      send(offset_bytes);
+      send(crc_bytes);
     }
-    std::string().swap(coded);
+    coded.clear();
     if (!w) return fail_with(Error::Io, w.error().message);  // rank 0's alone: the caller aborts the job
     if (root)
       if (auto c = pending->commit(); !c) return fail_with(Error::Io, c.error().message);
@@ -239,7 +262,10 @@ Result<void> write_class_distributed(const mpi::communicator& comm, const Varian
   const int fd = root ? pending->fd() : ::open(temporary.c_str(), O_WRONLY | O_CLOEXEC);
   std::expected<void, Error> w = fd >= 0 ? std::expected<void, Error>{}
                                          : std::unexpected(Error{Error::Io, temporary + ": cannot open: " + std::strerror(errno)});
-  if (w) w = write_at(fd, temporary, coded.data(), coded.size(), layout.data_at() + base);
+  for (std::uint64_t at = layout.data_at() + base; const std::string& window : coded) {
+    if (w) w = write_at(fd, temporary, window.data(), window.size(), at);
+    at += window.size();
+  }
   if (w) w = write_at(fd, temporary, offset_bytes.data(), offset_bytes.size(), layout.offsets_at() + 8 * b0);
   if (w) w = write_at(fd, temporary, crc_bytes.data(), crc_bytes.size(), layout.crcs_at() + 4 * b0);
   if (!root && fd >= 0) {
@@ -248,7 +274,7 @@ Result<void> write_class_distributed(const mpi::communicator& comm, const Varian
     if (w && ::fdatasync(fd) != 0) w = std::unexpected(Error{Error::Io, temporary + ": cannot sync: " + std::strerror(errno)});
     if (::close(fd) != 0 && w) w = std::unexpected(Error{Error::Io, temporary + ": cannot close: " + std::strerror(errno)});
   }
-  std::string().swap(coded);
+  coded.clear();
   const bool all_written = all_agree(comm, w ? 1 : 0, wait, "all_reduce (table file written)");
   if (!w) return fail_with(Error::Io, w.error().message);
   if (!all_written) return fail_with(Error::Io, file.string() + ": another rank could not write its blocks");
