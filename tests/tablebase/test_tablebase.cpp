@@ -127,7 +127,7 @@ TEST(Format, StagesOverPartsMakeWriteTablesFile) {
       if (seeds == 15) {
         EXPECT_GT(n, Index{1} << 22);
       }
-      const std::uint64_t N = (n + 4095) / 4096;
+      const std::uint64_t N = TableCoder(n, static_cast<std::uint32_t>(width)).blocks();
       for (const std::vector<std::uint64_t>& cuts : std::vector<std::vector<std::uint64_t>>{{0}, {0, 1}, {0, N / 3, N - 1}, {0, N, N}})
         EXPECT_TRUE(file_from_parts(*v, key, bytes, width, cuts) == want) << seeds << " seeds, width " << width << ", "
                                                                             << cuts.size() << " parts";
