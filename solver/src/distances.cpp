@@ -24,6 +24,9 @@ struct Edge {
 };
 
 constexpr std::uint32_t kMaxDistance = std::numeric_limits<std::uint16_t>::max();
+// An edge's parent with this bit set is of the side ahead (value > 0): the levels
+// read no value (a class has fewer than 2^31 positions: checked).
+constexpr std::uint32_t kAhead = std::uint32_t{1} << 31;
 constexpr std::uint8_t kGameOver = 0xFF;  // behind_ of a position without a move (distance 0)
 
 template <class Rules>
@@ -36,7 +39,7 @@ class DistanceSolver {
         best_exit_(best_exits && best_exits->size() == static_cast<std::size_t>(n_) ? best_exits->data() : nullptr) {}
 
   Result<std::vector<std::uint8_t>> run() {
-    if (n_ >= std::numeric_limits<std::uint32_t>::max())
+    if (n_ >= kAhead)
       return fail_with(Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + " is too large for distances");
     dist_.assign(static_cast<std::size_t>(n_), 0);
     behind_.assign(static_cast<std::size_t>(n_), 0);
@@ -158,7 +161,7 @@ class DistanceSolver {
             }
             if (b.v < 0) behind_[b.u] = static_cast<std::uint8_t>(optimal.size());
             for (const std::uint32_t c : optimal) {
-              edges.push_back(Edge{c, b.u});
+              edges.push_back(Edge{c, b.v > 0 ? b.u | kAhead : b.u});
               std::atomic_ref<std::uint32_t>(first_[c]).fetch_add(1, std::memory_order_relaxed);
             }
           }
@@ -253,8 +256,8 @@ class DistanceSolver {
         for (std::size_t f = r.begin(); f < r.end(); ++f) {
           const std::uint32_t c = frontier_[f];
           for (std::uint32_t e = first_[c]; e < first_[c + 1]; ++e) {
-            const std::uint32_t q = parents_[e];
-            if (values_.get(q) > 0) {
+            const std::uint32_t q = parents_[e] & ~kAhead;
+            if (parents_[e] & kAhead) {
               std::uint16_t none = 0;
               if (std::atomic_ref<std::uint16_t>(dist_[q]).compare_exchange_strong(none, d, std::memory_order_relaxed))
                 found.push_back(q);

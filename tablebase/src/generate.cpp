@@ -128,10 +128,23 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     return {};
   };
   const bool with_distances = opt.distances && has_distance_tables(v);
+  // A class's distance file, like its value file, is written while the next class
+  // is solved (more than one thread, no budget: the distances stay in memory
+  // meanwhile); joined before the next class's distances and at the end.
+  std::future<std::expected<std::uint64_t, TableError>> distance_write;  // the file's bytes
+  auto distance_written = [&]() -> Result<void> {
+    if (!distance_write.valid()) return {};
+    auto w = distance_write.get();
+    if (!w) return std::unexpected(w.error());
+    ++rep.distance_classes;
+    rep.distance_bytes += *w;
+    return {};
+  };
   // The distances of class `cls` (whole in memory, its exits in `solved`), unless
-  // its distance file is already there: computed and written at once, by every thread.
-  auto distances = [&](const ClassValues& cls, const std::vector<std::int8_t>* best_exits) -> Result<void> {
+  // its distance file is already there.
+  auto distances = [&](const ClassValues& cls, const std::vector<std::int8_t>* best_exits, bool last) -> Result<void> {
     if (!with_distances || !hooks.writer) return {};
+    if (auto w = distance_written(); !w) return w;
     const auto td = clock::now();
     const fs::path file = opt.out / table_file_name(v.name(), cls.index().key(), TableContent::Distances);
     if (distances_written(file, v, cls)) return {};
@@ -140,12 +153,17 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     so.budget = opt.budget;
     auto d = solve_distances(v, cls, solved, so, best_exits);
     if (!d) return std::unexpected(d.error());
-    if (auto w = write_table(file, v, cls.index().key(), *d, 2, opt.zstd_level, cls.index().subset().get(), threads,
-                             TableContent::Distances);
-        !w)
-      return std::unexpected(w.error());
-    ++rep.distance_classes;
-    rep.distance_bytes += fs::file_size(file, ec);
+    auto write = [&v, file, key = cls.index().key(), d = std::make_shared<const std::vector<std::uint8_t>>(std::move(*d)),
+                  level = opt.zstd_level, subset = cls.index().subset()](int workers) -> std::expected<std::uint64_t, TableError> {
+      if (auto w = write_table(file, v, key, *d, 2, level, subset.get(), workers, TableContent::Distances); !w)
+        return std::unexpected(w.error());
+      std::error_code fec;
+      return fs::file_size(file, fec);
+    };
+    const bool overlap = threads > 1 && !last && !store.budget();
+    distance_write = overlap ? std::async(std::launch::async, write, 1) : std::async(std::launch::deferred, write, threads);
+    if (!overlap)
+      if (auto w = distance_written(); !w) return w;
     rep.distance_seconds += std::chrono::duration<double>(clock::now() - td).count();
     return {};
   };
@@ -198,7 +216,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     if (cls) {
       if (auto f = finish(); !f) return std::unexpected(f.error());  // events in class order
       store.add(solved, cls);
-      if (auto d = distances(*cls, nullptr); !d) return std::unexpected(d.error());
+      if (auto d = distances(*cls, nullptr, n + 1 == total); !d) return std::unexpected(d.error());
       ++rep.classes_loaded;
       rep.positions += cls->size();
       if (hooks.writer) rep.file_bytes += fs::file_size(file, ec);
@@ -248,7 +266,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     if (!values) return std::unexpected(values.error());
     if (auto f = finish(); !f) return std::unexpected(f.error());  // the class before, written meanwhile
     store.add(solved, *values);
-    if (auto d = distances(**values, &best_exits); !d) return std::unexpected(d.error());
+    if (auto d = distances(**values, &best_exits, n + 1 == total); !d) return std::unexpected(d.error());
     std::vector<std::int8_t>().swap(best_exits);
     ++rep.classes_solved;
     rep.positions += (*values)->size();
@@ -272,6 +290,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
       if (auto f = finish(); !f) return std::unexpected(f.error());
   }
   if (auto f = finish(); !f) return std::unexpected(f.error());
+  if (auto w = distance_written(); !w) return std::unexpected(w.error());
   rep.seconds = std::chrono::duration<double>(clock::now() - t0).count();
   rep.paged_classes = store.paged_classes();
   const PageCache::Stats cs = store.cache_stats();
