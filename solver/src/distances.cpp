@@ -33,10 +33,12 @@ template <class Rules>
 class DistanceSolver {
  public:
   DistanceSolver(const Rules& rules, const ClassValues& values, const SolvedClasses& solved, const SolveOptions& opt,
-                 const std::vector<std::int8_t>* best_exits)
+                 const std::vector<std::int8_t>* best_exits, DistanceScratch& scratch)
       : rules_(rules), values_(values), index_(values.index()), solved_(solved), opt_(opt), n_(index_.size()),
-        arena_(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic),
-        best_exit_(best_exits && best_exits->size() == static_cast<std::size_t>(n_) ? best_exits->data() : nullptr) {}
+        arena_(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic), dist_(scratch.dist),
+        behind_(scratch.behind),
+        best_exit_(best_exits && best_exits->size() == static_cast<std::size_t>(n_) ? best_exits->data() : nullptr),
+        parents_(scratch.parents), first_(scratch.first) {}
 
   Result<std::vector<std::uint8_t>> run() {
     if (n_ >= kAhead)
@@ -53,9 +55,6 @@ class DistanceSolver {
         return fail_with(Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + ": position " +
                                               std::to_string(i) + " worth " + std::to_string(values_.get(i)) +
                                               " has no distance (the values are not those of the class)");
-    std::vector<std::uint8_t>().swap(behind_);  // the result beside the distances alone (distance_bytes)
-    std::vector<std::uint32_t>().swap(first_);
-    std::vector<std::uint32_t>().swap(parents_);
     std::vector<std::uint8_t> out(static_cast<std::size_t>(n_) * 2);
     for (std::size_t i = 0; i < dist_.size(); ++i) {
       out[2 * i] = static_cast<std::uint8_t>(dist_[i] & 0xFF);
@@ -291,13 +290,14 @@ class DistanceSolver {
   std::mutex mu_;
   std::atomic<bool> failed_{false};
   Error error_;
-  std::vector<std::uint16_t> dist_;    // 0: undecided (value not 0) or none (value 0, no move)
-  std::vector<std::uint8_t> behind_;   // the side behind: optimal in-class children not yet decided; kGameOver
+  // The arrays below are the caller's DistanceScratch (kept from class to class).
+  std::vector<std::uint16_t>& dist_;   // 0: undecided (value not 0) or none (value 0, no move)
+  std::vector<std::uint8_t>& behind_;  // the side behind: optimal in-class children not yet decided; kGameOver
   const std::int8_t* best_exit_;       // SolveOptions::best_exits of the value solve, or null
   std::vector<std::vector<Edge>> chunks_;  // the first pass's edges, a vector per task
   std::size_t edge_count_ = 0;
-  std::vector<std::uint32_t> parents_;  // the edges' parents by child (CSR)
-  std::vector<std::uint32_t> first_;  // 4 bytes a position: fewer than 2^32 edges (checked)
+  std::vector<std::uint32_t>& parents_;  // the edges' parents by child (CSR)
+  std::vector<std::uint32_t>& first_;  // 4 bytes a position: fewer than 2^32 edges (checked)
   std::vector<std::uint32_t> frontier_;  // the positions decided at the current level (first: 0, the games over)
   std::vector<std::uint32_t> ones_;      // decided at 1 by the first pass
 };
@@ -305,12 +305,14 @@ class DistanceSolver {
 }  // namespace
 
 Result<std::vector<std::uint8_t>> solve_distances(const Variant& v, const ClassValues& values, const SolvedClasses& solved,
-                                                  const SolveOptions& options, const std::vector<std::int8_t>* best_exits) {
+                                                  const SolveOptions& options, const std::vector<std::int8_t>* best_exits,
+                                                  DistanceScratch* scratch) {
   if (!has_distance_tables(v)) return fail_with(Error::InvalidArgument, v.name() + " has no distance tables");
   if (!values.whole()) return fail_with(Error::Internal, "distances need the class's values in memory");
   return with_rules(v, [&](const auto& rules) {
     using R = std::decay_t<decltype(rules)>;
-    return DistanceSolver<R>(rules, values, solved, options, best_exits).run();
+    DistanceScratch own;
+    return DistanceSolver<R>(rules, values, solved, options, best_exits, scratch ? *scratch : own).run();
   });
 }
 

@@ -132,6 +132,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
   // is solved (more than one thread, no budget: the distances stay in memory
   // meanwhile); joined before the next class's distances and at the end.
   std::future<std::expected<std::uint64_t, TableError>> distance_write;  // the file's bytes
+  DistanceScratch scratch;  // kept from class to class, without a budget (it does not count them)
   auto distance_written = [&]() -> Result<void> {
     if (!distance_write.valid()) return {};
     auto w = distance_write.get();
@@ -140,18 +141,27 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     rep.distance_bytes += *w;
     return {};
   };
-  // The distances of class `cls` (whole in memory, its exits in `solved`), unless
-  // its distance file is already there.
-  auto distances = [&](const ClassValues& cls, const std::vector<std::int8_t>* best_exits, bool last) -> Result<void> {
+  // The distances of class `cls` (its exits in `solved`), unless its distance file is
+  // already there. A class paged on the writer (mancala-tb-mpi's sharded classes) is
+  // read whole from its value file, written by then.
+  auto distances = [&](const ClassValues& paged, const std::vector<std::int8_t>* best_exits, bool last) -> Result<void> {
     if (!with_distances || !hooks.writer) return {};
     if (auto w = distance_written(); !w) return w;
     const auto td = clock::now();
-    const fs::path file = opt.out / table_file_name(v.name(), cls.index().key(), TableContent::Distances);
-    if (distances_written(file, v, cls)) return {};
+    const ClassKey& key = paged.index().key();
+    const fs::path file = opt.out / table_file_name(v.name(), key, TableContent::Distances);
+    if (distances_written(file, v, paged)) return {};
+    std::shared_ptr<ClassValues> whole;
+    if (!paged.whole()) {
+      auto loaded = load_class(opt.out / table_file_name(v.name(), key), v, key);
+      if (!loaded) return fail_with(Error::Io, "distances of class " + to_string(key, v.pits()) + ": " + loaded.error().message);
+      whole = *loaded;
+    }
+    const ClassValues& cls = whole ? *whole : paged;
     SolveOptions so;
     so.threads = opt.threads;
     so.budget = opt.budget;
-    auto d = solve_distances(v, cls, solved, so, best_exits);
+    auto d = solve_distances(v, cls, solved, so, best_exits, store.budget() ? nullptr : &scratch);
     if (!d) return std::unexpected(d.error());
     auto write = [&v, file, key = cls.index().key(), d = std::make_shared<const std::vector<std::uint8_t>>(std::move(*d)),
                   level = opt.zstd_level, subset = cls.index().subset()](int workers) -> std::expected<std::uint64_t, TableError> {
