@@ -384,6 +384,7 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
   g.threads = opt.solve.local.threads;
   g.method = opt.solve.local.method;
   g.zstd_level = opt.zstd_level;
+  g.distances = opt.distances;
   g.memory_bytes = shards ? 0 : opt.memory_bytes;  // sharded: the solve hook keeps the budget
   if (shards) line("lower classes sharded: each rank's slice in " + (opt.out / ".mtb-shard.*").string() +
                    ", exits read through a page cache per rank");

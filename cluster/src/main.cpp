@@ -38,6 +38,7 @@
 
 #include "mancala/table_writer.h"
 #include "mancala/cluster.h"
+#include "mancala/distance_tables.h"
 #include "mancala/notation.h"
 #include "mancala/version.h"
 
@@ -146,11 +147,11 @@ std::variant<Command, int> parse(int argc, char** argv) {
   gen->add_flag("--stats", c.stats,
                 "traffic and time summary at the end (rank 0): seconds summed over\n"
                 "the ranks, then each rank's; writing_s includes compressing_s");
-  bool distances = false;
-  gen->add_flag("--distances", distances,
-                "refused: the ranks do not make distance tables yet; run\n"
-                "`mancala-tb generate --distances` on DIR afterwards (it loads\n"
-                "the value files and writes the .mtz files)");
+  gen->add_flag("--distances", c.opt.distances,
+                "also the distance tables (.mtz beside each .mtb) of a score\n"
+                "game with cycles (docs/values.md), the same files as\n"
+                "`mancala-tb generate --distances`; rank 0 computes them once\n"
+                "a class is solved");
 
   const bool speak = launcher_rank() == 0;
   auto refuse = [&](const std::string& message) {
@@ -177,10 +178,6 @@ std::variant<Command, int> parse(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return refuse(std::string(e.what()) + " (see --help)");
   }
-  if (distances)
-    return refuse("--distances: the ranks do not make distance tables yet; generate the values here, then run "
-                  "`mancala-tb generate --distances` with the same arguments on the folder (it loads the value files "
-                  "and writes the missing .mtz files)");
   Result<VariantPtr> v = fail_with(Error::InvalidArgument, "generate needs a VARIANT or --from POSITION");
   if (!from.empty()) {
     auto root = parse_position(from);
@@ -197,6 +194,9 @@ std::variant<Command, int> parse(int argc, char** argv) {
     return refuse("--max-seeds " + std::to_string(max_seeds) + " is more than the " +
                   std::to_string((*v)->total_seeds()) + " seeds of " + (*v)->name());
   c.rules = std::move(*v);
+  if (c.opt.distances && !has_distance_tables(*c.rules) && speak)
+    std::fprintf(stderr, "mancala-tb-mpi: note: %s has no distance tables (its value-optimal moves realise the value): "
+                 "--distances writes none\n", c.rules->name().c_str());
   c.opt.max_seeds = max_seeds;
   c.opt.memory_bytes = static_cast<std::uint64_t>(memory_mb) << 20;
   c.opt.out = out;

@@ -22,6 +22,11 @@
 #       file is left; a per-rank --memory-mb below what one rank
 #       needs for the largest class is refused at once on 1 rank, naming the budget
 #       it would need, and finishes with identical files on 4 ranks.
+#   test_cluster.sh distances MPI_EXE TB_EXE WORKDIR
+#       generate --distances: every game with distance tables on 1-4 ranks (whole
+#       and sharded classes) writes the same .mtb and .mtz files, byte for byte, as
+#       `mancala-tb generate --distances`; --resume --distances on a folder of
+#       value files adds the distance files; a game without distances writes none.
 set -euo pipefail
 what=$1 mpi_exe=$2 tb_exe=$3 work=$4
 # CI runs as root; two cores run up to four ranks.
@@ -229,6 +234,51 @@ case "$what" in
     same_tables "$work/ref" "$work/small4"
     check_manifest "$work/small4" $v
     echo "ok: --memory-mb 5 refused on 1 rank, identical files on 4 ranks"
+    ;;
+  distances)
+    # same_distances REF DIR: the value files and the distance files of REF, the same in DIR, and no more.
+    same_distances() {
+      same_tables "$1" "$2"
+      local n=0 f
+      for f in "$1"/*.mtz; do
+        cmp -s "$f" "$2/$(basename "$f")" || fail "$2/$(basename "$f") differs from $f"
+        n=$((n + 1))
+      done
+      [ "$n" -gt 0 ] || fail "no distance tables in $1"
+      [ "$(ls "$2"/*.mtz | wc -l)" -eq "$n" ] || fail "$2 holds other distance tables than $1"
+    }
+    # run NP OUT ARGS...: mancala-tb-mpi generate on NP ranks.
+    run() {
+      local np=$1 out=$2
+      shift 2
+      timeout 120 "${mpirun[@]}" -np "$np" "$mpi_exe" generate "$@" --out "$out" --threads 1 --timeout-seconds 60 \
+        > "$out.log" 2>&1 || { cat "$out.log"; fail "$* on $np ranks"; }
+    }
+    for spec in "oware 8" "kotu-baendum 4" "djenon-aboure 5" "cenne:5:4 6" \
+                "--from=enkeshui:8 0S,0,1,2,1,2,0,0/0N,0,2,1,2,1,0,0 S 10"; do
+      spec_args "$spec"
+      "$tb_exe" generate "${args[@]}" --max-seeds "$seeds" --out "$work/ref-$d" --threads 1 --distances > /dev/null
+      # Kotu-baendum (ties: classes of marks, many of them) on 1 rank and 3.
+      nps=2; case "$v" in oware) nps="1 2 3 4" ;; kotu-baendum) nps="1 3" ;; esac
+      for np in $nps; do
+        # 3 ranks: every class sharded (rank 0 reads a class back from its value file).
+        whole_below=$((64 << 10)); [ "$np" -eq 3 ] && whole_below=0
+        MANCALA_MPI_TEST_WHOLE_BELOW=$whole_below run "$np" "$work/mpi$np-$d" "${args[@]}" --max-seeds "$seeds" --distances
+        same_distances "$work/ref-$d" "$work/mpi$np-$d"
+        check_manifest "$work/mpi$np-$d" "$v"
+        echo "ok: ${args[*]} up to $seeds seeds on $np ranks --distances: identical value and distance files ($(ls "$work/mpi$np-$d"/*.mtz | wc -l) .mtz)"
+      done
+    done
+    # The values first, then --resume --distances on other ranks: the classes are loaded, the distances added.
+    run 2 "$work/resume" oware --max-seeds 8
+    ! ls "$work/resume"/*.mtz > /dev/null 2>&1 || fail "distance files without --distances"
+    MANCALA_MPI_TEST_WHOLE_BELOW=0 run 3 "$work/resume" oware --max-seeds 8 --distances --resume
+    same_distances "$work/ref-oware" "$work/resume"
+    echo "ok: --resume --distances added the distance files to a folder of value files"
+    run 2 "$work/kalah" kalah:4:empty --max-seeds 5 --distances
+    grep -q "has no distance tables" "$work/kalah.log" || fail "no note that Kalah has no distance tables"
+    ! ls "$work/kalah"/*.mtz > /dev/null 2>&1 || fail "distance files for Kalah"
+    echo "ok: Kalah --distances: a note, no distance files"
     ;;
   *) fail "unknown test $what" ;;
 esac

@@ -280,6 +280,10 @@ struct ClusterGenerateOptions {
   std::filesystem::path out;
   bool resume = false;  // load finished classes from `out` (else `out` must hold no tables of the variant)
   int zstd_level = 9;
+  // GenerateOptions::distances: the distance tables too (.mtz), computed by rank 0
+  // with the class loop's distance step (distances.h) once a class is solved on
+  // every rank: the same files as `mancala-tb generate --distances`.
+  bool distances = false;
   // GenerateOptions::memory_bytes (generate.h), on every rank: lower classes that do
   // not fit are spilled (rank 0: into `out`; the others: the temporary folder).
   std::uint64_t memory_bytes = GenerateOptions::kDefaultMemoryBytes;
