@@ -228,13 +228,17 @@ class KalahEngine final : public Engine {
       else F.order[nord++] = i;
     }
     if (best > alpha) alpha = best;
-    // Order: the table's best move, moves again (nearest the store first), then by the
-    // middle of the peeked bounds (the child's exact entry in the transposition table,
-    // else the immediate gain).
+    // Order: the table's best move, moves again, each group by the middle of the peeked
+    // bounds (the child's entry in the transposition table, else the immediate gain),
+    // ties nearest the store first. Ordering the moves again by their bounds too, not
+    // by their pit alone: Kalah(6,4) over the 20-seed tables 12.0 M positions instead
+    // of 15.0 M, Kalah(6,4) standard 29.9 M instead of 100.2 M, Kalah(6,3) 55 k instead
+    // of 91 k (ties farthest from the store first: 152 M for Kalah(6,4); the order is
+    // sensitive).
     int pr[16];
     for (int j = 0; j < nord; ++j) {
       const int i = F.order[j];
-      pr[i] = (i == hint ? 1 << 20 : 0) + (F.kids[i].again ? (1 << 12) + i : 0) + (F.lo[i] + F.hi[i]) * 4;
+      pr[i] = (i == hint ? 1 << 20 : 0) + (F.kids[i].again ? 1 << 12 : 0) + (F.lo[i] + F.hi[i]) * 16 + i;
     }
     for (int j = 1; j < nord; ++j) {  // insertion sort, stable
       const int x = F.order[j];
