@@ -301,6 +301,10 @@ std::expected<SymbolCounts, Error> SymbolCounts::from_bytes(const std::string& b
 struct TableCoder::Code {
   std::vector<Shape> shapes;  // what this round counts
   bool sample = false;        // this round counts every 16th unit only
+  std::vector<Shape> candidates;  // the shapes tried, a round each
+  std::size_t next = 0;           // the candidate this round counts
+  std::uint64_t best = ~0ull;     // the least estimated size so far, its shape and counts
+  TupleMap best_counts;
   Shape shape;
   std::vector<std::uint64_t> symbols;  // symbol keys (parse_unit), ascending
   std::vector<std::uint8_t> lengths;
@@ -310,9 +314,11 @@ struct TableCoder::Code {
 
 TableCoder::TableCoder(std::uint64_t positions, std::uint32_t width)
     : positions_(positions), width_(width), code_(std::make_unique<Code>()) {
-  // Round 0 counts every shape (every 16th unit of a large table); round 1 (large
-  // tables only) the chosen shape's symbols exactly.
-  code_->shapes = candidate_shapes(width, unit_positions());
+  // The first rounds count the candidate shapes, one a round (every 16th unit of a
+  // large table: one shape's counts in memory at a time, as the ranks sum them); a
+  // last round (large tables only) the chosen shape's symbols exactly.
+  code_->candidates = candidate_shapes(width, unit_positions());
+  code_->shapes = {code_->candidates[0]};
   code_->sample = positions > kSampleAbove;
 }
 TableCoder::TableCoder(TableCoder&&) noexcept = default;
@@ -345,29 +351,33 @@ std::expected<void, TableError> TableCoder::add_counts(const SymbolCounts& whole
   if (round_ == 0) {
     // The shape whose estimated size, code table included, is least (ties: the first
     // tried).
-    std::uint64_t best = ~0ull;
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      if (parts[i].over) continue;
+    if (!parts[0].over) {
       std::vector<std::pair<std::uint64_t, std::uint64_t>> e;
-      parts[i].map.each([&](std::uint64_t key, std::uint64_t n) { e.emplace_back(key, n); });
+      parts[0].map.each([&](std::uint64_t key, std::uint64_t n) { e.emplace_back(key, n); });
       std::sort(e.begin(), e.end());
       std::vector<std::uint64_t> freq;
       for (const auto& kn : e) freq.push_back(kn.second);
-      const std::uint64_t bits = coded_bits(freq) + 8 * e.size() * (2 + c.shapes[i].k * width_);
-      if (bits < best) {
-        best = bits;
-        c.shape = c.shapes[i];
-        counts = &parts[i].map;
+      const std::uint64_t bits = coded_bits(freq) + 8 * e.size() * (2 + c.shapes[0].k * width_);
+      if (bits < c.best) {
+        c.best = bits;
+        c.shape = c.shapes[0];
+        c.best_counts = parts[0].map;
       }
     }
-    if (best == ~0ull)
+    if (++c.next < c.candidates.size()) {
+      c.shapes = {c.candidates[c.next]};
+      return {};
+    }
+    if (c.best == ~0ull)
       return std::unexpected(TableError{TableError::Internal, "more than " + std::to_string(kMaxSymbols) + " distinct values"});
     ++round_;
     if (c.sample) {  // the exact counts of the chosen shape next
       c.shapes = {c.shape};
       c.sample = false;
+      c.best_counts = TupleMap();
       return {};
     }
+    counts = &c.best_counts;
   } else {
     if (parts[0].over)
       return std::unexpected(TableError{TableError::Internal, "more than " + std::to_string(kMaxSymbols) + " symbols"});
