@@ -530,7 +530,9 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
   const unsigned char* blk = map_ + data_start_ + o0;
   const unsigned char* data = blk + 2 * (units - 1);
   // Where the unit's codes most likely lie (the bytes shared evenly): their read
-  // starts now, beside that of the unit's start, instead of after it.
+  // starts now, beside that of the unit's start, instead of after it. (A prefetch
+  // here, in the page of the block's start, made single probes a third faster; the
+  // batch's stages load instead: see prefetch().)
   __builtin_prefetch(data + (((o1 - o0 - 2 * (units - 1)) * u) >> (block_shift_ - unit_shift_)));  // (a full block's units)
   const std::uint64_t start = u ? get16(blk + 2 * (u - 1)) : 0;
   const std::uint64_t end = u + 1 < units ? get16(blk + 2 * u) : o1 - o0 - 2 * (units - 1);

@@ -257,13 +257,15 @@ class TableFile {
     return header_.value_width == 1 ? static_cast<Value>(static_cast<std::int8_t>(*e)) : static_cast<Value>(*e);
   }
   // Two stages for a caller that holds several positions (Tablebase::values, probe):
-  // prefetch(i) starts reading what entry(i) needs first (its block's offsets); once
-  // that has arrived, prefetch_unit(i) starts reading the unit's start and the bytes
-  // where its codes most likely lie (the block's bytes shared evenly by its units).
-  // Run over many positions before their entry() calls, the cache misses of all
-  // overlap instead of following one another.
+  // prefetch(i) reads what entry(i) needs first (its block's offsets); then
+  // prefetch_unit(i) reads the unit's start and the bytes where its codes most likely
+  // lie (the block's bytes shared evenly by its units). Run over many positions before
+  // their entry() calls, the cache misses of all overlap instead of following one
+  // another. They are loads whose values are dropped, not prefetch instructions: on the
+  // machine of results/probe.md a software prefetch that misses the TLB does nothing
+  // (a batch with prefetches ran at the speed of single probes; with loads, twice it).
   void prefetch(Index i) const {
-    if (i < header_.positions) __builtin_prefetch(map_ + offsets_at_ + 8 * (i >> block_shift_));
+    if (i < header_.positions) touch(map_ + offsets_at_ + 8 * (i >> block_shift_));
   }
   void prefetch_unit(Index i) const {
     if (i >= header_.positions || decode_.empty()) return;
@@ -273,12 +275,15 @@ class TableFile {
     const unsigned char* blk = map_ + data_start_ + o0;
     const std::uint64_t u = (i & (header_.block_positions - 1)) >> unit_shift_;
     const std::uint64_t units = header_.block_positions >> unit_shift_;  // the last block's: fewer, a guess
-    __builtin_prefetch(blk + 2 * u);
+    if (2 * u + 1 < o1 - o0) touch(blk + 2 * u);
     const std::uint64_t guess = 2 * (units - 1) + (((o1 - o0) * u) >> (block_shift_ - unit_shift_));
-    if (guess < o1 - o0) {
-      __builtin_prefetch(blk + guess);
-      __builtin_prefetch(blk + guess + 64);
-    }
+    if (guess < o1 - o0) touch(blk + guess);
+    if (guess + 64 < o1 - o0) touch(blk + guess + 64);
+  }
+  // A load whose value is kept from the optimizer and then dropped.
+  static void touch(const unsigned char* p) {
+    const unsigned char x = *static_cast<const volatile unsigned char*>(p);
+    asm volatile("" : : "r"(x));
   }
   // The raw entry of position i (W bytes, little-endian).
   std::expected<std::uint16_t, TableError> entry(Index i) const;
