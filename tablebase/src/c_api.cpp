@@ -350,10 +350,9 @@ mtb_error mtb_values_pits(mtb_tables* tb, int variant, int count, const int* pit
       const std::size_t n = std::min(kGroup, static_cast<std::size_t>(count) - g);
       for (std::size_t k = 0; k < n; ++k) {
         const std::size_t at = g + k;
-        const std::string where = "mtb_values_pits: position " + std::to_string(at) + ": ";
         if (mtb_error e = position_of(*v, pits + at * P, marks ? marks + at * P : nullptr, sides ? sides[at] : 0, "", ps[k]);
             e != MTB_OK)
-          return fail(e, where + g_last_error);
+          return fail(e, "mtb_values_pits: position " + std::to_string(at) + ": " + g_last_error);
       }
       for (std::size_t done = 0; done < n;) {
         std::size_t failed = n;
@@ -365,11 +364,10 @@ mtb_error mtb_values_pits(mtb_tables* tb, int variant, int count, const int* pit
         }
         if (ok) break;
         // Not indexed itself (a first move, Oware's start): by its moves, then go on.
-        const std::string where = "mtb_values_pits: position " + std::to_string(g + upto) + ": ";
         if (mtb_error e = value_by_moves(tb, *v, ps[upto], ok.error(), "", values + g + upto,
                                          plies ? plies + g + upto : nullptr);
             e != MTB_OK)
-          return fail(e, where + g_last_error);
+          return fail(e, "mtb_values_pits: position " + std::to_string(g + upto) + ": " + g_last_error);
         done = upto + 1;
       }
     }
