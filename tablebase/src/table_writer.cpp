@@ -127,6 +127,73 @@ struct Entries {
   }
 };
 
+// Dense numbers of the values of a table (or of a range of it): the V values present,
+// numbered 0..V-1 in ascending order, so that a tuple of k values is one number below
+// V^k (entry j times V^j), and a symbol of parse_unit (the tuple, and j of a run of 2^j
+// tuples) one number below V^k J: the index of a plain array of counts or symbol
+// numbers, in place of TupleMap's probes, wherever V^k J is small.
+class DenseValues {
+ public:
+  // The values of the units of the range's bytes that `counted(p0)` says (p0: a
+  // unit's first position), and the table's last value, which pads its last tuple (it
+  // lies in the range when the range ends the table).
+  template <class Counted>
+  DenseValues(const ValueRange& r, std::uint32_t unit, Counted&& counted) {
+    std::vector<std::uint8_t> seen(std::size_t{1} << (8 * r.width));
+    const Entries e{r};
+    for (std::uint64_t p0 = r.first; p0 < r.first + r.count; p0 += unit) {
+      if (!counted(p0)) continue;
+      const std::uint64_t p1 = std::min(p0 + unit, r.first + r.count);
+      const std::uint8_t* b = r.bytes + (p0 - r.first) * r.width;
+      if (r.width == 1)
+        for (std::uint64_t i = 0; i < p1 - p0; ++i) seen[b[i]] = 1;
+      else
+        for (std::uint64_t i = p0; i < p1; ++i) seen[e.at(i)] = 1;
+    }
+    if (r.count > 0 && r.first + r.count == r.total) seen[e.at(r.total - 1)] = 1;
+    number_values(seen);
+  }
+  // The values of a code's symbols (TableCoder::Code::symbols: k values each).
+  DenseValues(const std::vector<std::uint64_t>& symbols, std::uint32_t k, std::uint32_t width) {
+    std::vector<std::uint8_t> seen(std::size_t{1} << (8 * width));
+    const std::uint64_t mask = (std::uint64_t{1} << (8 * width)) - 1;
+    for (const std::uint64_t s : symbols)
+      for (std::uint32_t j = 0; j < k; ++j) seen[(s >> (8 * width * j)) & mask] = true;
+    number_values(seen);
+  }
+  // V^k J for tuples of k values with runs of up to 2^(J-1) tuples (J = 1: no runs),
+  // or 0 when it exceeds `limit`.
+  std::uint64_t span(std::uint32_t k, std::uint32_t runs_j, std::uint64_t limit) const {
+    std::uint64_t s = runs_j;
+    for (std::uint32_t j = 0; j < k; ++j)
+      if ((s *= values_.size()) > limit) return 0;
+    return s;
+  }
+  // The number of a value (kAbsent: not present).
+  std::uint32_t number(std::uint64_t value) const { return number_[value]; }
+  // The symbol key of parse_unit (tuple, j at bit 56) of a dense symbol number.
+  std::uint64_t key(std::uint64_t n, std::uint32_t k, std::uint32_t width) const {
+    std::uint64_t key = 0;
+    for (std::uint32_t j = 0; j < k; ++j, n /= values_.size()) key |= values_[n % values_.size()] << (8 * width * j);
+    return key | n << 56;
+  }
+  std::uint64_t count() const { return values_.size(); }
+  static constexpr std::uint32_t kAbsent = ~0u;
+
+ private:
+  void number_values(const std::vector<std::uint8_t>& seen) {
+    number_.assign(seen.size(), kAbsent);
+    for (std::size_t v = 0; v < seen.size(); ++v)
+      if (seen[v]) {
+        number_[v] = static_cast<std::uint32_t>(values_.size());
+        values_.push_back(v);
+      }
+    if (values_.empty()) values_.push_back(0);
+  }
+  std::vector<std::uint32_t> number_;  // value -> number (kAbsent: not present)
+  std::vector<std::uint64_t> values_;  // number -> value
+};
+
 // Code lengths of a Huffman code for `freq` (every count >= 1), none longer than
 // `limit`: the counts are halved (kept >= 1) until the longest code fits. Ties are
 // broken by symbol number, so the lengths depend on the counts alone.
@@ -180,20 +247,59 @@ std::uint64_t coded_bits(const std::vector<std::uint64_t>& freq) {
 
 // The symbols of the positions [p0, p1) of one unit, in order: tuples of k entries,
 // and with `runs` a tuple repeated r = 2^j times (r as large as the run allows, r k <=
-// the unit's positions) as one symbol. Symbol key: the tuple, j at bit 56.
+// the unit's positions) as one symbol. emit(tuple(t), j) for each: tuple(t) is the
+// t-th tuple of the table as a number (Entries::tuple, or its DenseValues number).
+// Symbol key: the tuple, j at bit 56.
+template <class Tuple, class Emit>
+void parse_tuples(Tuple&& tuple, std::uint32_t k, bool runs, std::uint64_t p0, std::uint64_t p1, std::uint32_t unit,
+                  Emit&& emit) {
+  const std::uint64_t t1 = (p1 + k - 1) / k, most = unit / k;
+  for (std::uint64_t t = p0 / k; t < t1;) {
+    const std::uint64_t key = tuple(t);
+    std::uint64_t run = 1;
+    if (runs)
+      while (t + run < t1 && run < most && tuple(t + run) == key) ++run;
+    const unsigned j = static_cast<unsigned>(std::bit_width(run) - 1);
+    emit(key, j);
+    t += std::uint64_t{1} << j;
+  }
+}
 template <class Emit>
 void parse_unit(const Entries& e, std::uint32_t k, bool runs, std::uint64_t p0, std::uint64_t p1, std::uint32_t unit,
                 Emit&& emit) {
-  const std::uint64_t t1 = (p1 + k - 1) / k, most = unit / k;
-  for (std::uint64_t t = p0 / k; t < t1;) {
-    const std::uint64_t key = e.tuple(t, k);
-    std::uint64_t run = 1;
-    if (runs)
-      while (t + run < t1 && run < most && e.tuple(t + run, k) == key) ++run;
-    const unsigned j = static_cast<unsigned>(std::bit_width(run) - 1);
-    emit(key | static_cast<std::uint64_t>(j) << 56);
-    t += std::uint64_t{1} << j;
-  }
+  parse_tuples([&](std::uint64_t t) { return e.tuple(t, k); }, k, runs, p0, p1, unit,
+               [&](std::uint64_t key, unsigned j) { emit(key | static_cast<std::uint64_t>(j) << 56); });
+}
+// The same with DenseValues' numbers: emit(n) with n the symbol's dense number (tuple
+// number + j V^k). p0 is a unit's first position, unit <= kDefaultUnitPositions.
+// False (nothing emitted): a value that `d` does not number.
+template <class Emit>
+bool parse_dense_unit(const Entries& e, const DenseValues& d, std::uint32_t k, bool runs, std::uint64_t p0,
+                      std::uint64_t p1, std::uint32_t unit, Emit&& emit) {
+  std::uint32_t num[kDefaultUnitPositions];  // the unit's entries' numbers (its last tuple padded: Entries::at)
+  const std::uint64_t end = (p1 + k - 1) / k * k;
+  bool absent = end - p0 > kDefaultUnitPositions;
+  for (std::uint64_t i = p0; i < end && !absent; ++i) absent |= (num[i - p0] = d.number(e.at(i))) == DenseValues::kAbsent;
+  if (absent) return false;
+  const std::uint64_t V = d.count();
+  std::uint64_t vk = 1;
+  for (std::uint32_t j = 0; j < k; ++j) vk *= V;
+  parse_tuples(
+      [&](std::uint64_t t) {
+        const std::uint32_t* x = num + (t * k - p0);
+        std::uint64_t n = 0;
+        for (std::uint32_t j = k; j-- > 0;) n = n * V + x[j];
+        return n;
+      },
+      k, runs, p0, p1, unit, [&](std::uint64_t n, unsigned j) { emit(n + j * vk); });
+  return true;
+}
+// The largest dense span (DenseValues::span) counted or coded by a plain array: 4 MiB
+// of u32 counts or symbol numbers.
+constexpr std::uint64_t kDenseSpan = std::uint64_t{1} << 20;
+// The J of DenseValues::span for a shape: runs of up to unit / k tuples.
+std::uint32_t run_lengths(std::uint32_t k, bool runs, std::uint32_t unit) {
+  return runs ? static_cast<std::uint32_t>(std::bit_width(unit / k)) : 1;
 }
 
 // A way to cut a table into symbols: k values a tuple, runs or not.
@@ -310,6 +416,10 @@ struct TableCoder::Code {
   std::vector<std::uint8_t> lengths;
   std::vector<std::uint32_t> codes;
   TupleMap number;  // symbol key -> symbol number
+  // The same by a plain array where the symbols' values allow (DenseValues; empty
+  // else): dense symbol number -> symbol number.
+  std::unique_ptr<DenseValues> dense;
+  std::vector<std::uint32_t> dense_number;
 };
 
 TableCoder::TableCoder(std::uint64_t positions, std::uint32_t width)
@@ -330,13 +440,41 @@ SymbolCounts TableCoder::count(const ValueRange& r) const {
   SymbolCounts out;
   const Entries e{r};
   const std::uint32_t unit = unit_positions();
+  auto counted = [&](std::uint64_t p0) { return !code_->sample || (p0 / unit) % 16 == 0; };
+  const DenseValues dense(r, unit, counted);
   for (const Shape& s : code_->shapes) {
     SymbolCounts::Parts::Part part;
-    for (std::uint64_t p0 = r.first; p0 < r.first + r.count; p0 += unit) {
-      if (code_->sample && (p0 / unit) % 16 != 0) continue;
-      parse_unit(e, s.k, s.runs, p0, std::min<std::uint64_t>(p0 + unit, positions_), unit,
-                 [&](std::uint64_t key) { add_to(part, key, 1); });
-      if (part.over) break;
+    // A plain array of counts where the shape's symbols are few enough (and no larger
+    // than a few times the range: a small range clears a small array), TupleMap else;
+    // both count a symbol repeated at once.
+    const std::uint64_t span =
+        r.count < 0xFFFFFFFFull
+            ? dense.span(s.k, run_lengths(s.k, s.runs, unit), std::min(kDenseSpan, std::max<std::uint64_t>(4096, 4 * r.count)))
+            : 0;
+    if (span > 0) {
+      std::vector<std::uint32_t> counts(static_cast<std::size_t>(span));
+      for (std::uint64_t p0 = r.first; p0 < r.first + r.count; p0 += unit) {
+        if (!counted(p0)) continue;
+        (void)parse_dense_unit(e, dense, s.k, s.runs, p0, std::min<std::uint64_t>(p0 + unit, positions_), unit,
+                         [&](std::uint64_t n) { ++counts[static_cast<std::size_t>(n)]; });
+      }
+      for (std::size_t n = 0; n < counts.size() && !part.over; ++n)
+        if (counts[n] > 0) add_to(part, dense.key(n, s.k, width_), counts[n]);
+    } else {
+      std::uint64_t last = 0, repeats = 0;  // the symbol counted last, not yet added
+      for (std::uint64_t p0 = r.first; p0 < r.first + r.count && !part.over; p0 += unit) {
+        if (!counted(p0)) continue;
+        parse_unit(e, s.k, s.runs, p0, std::min<std::uint64_t>(p0 + unit, positions_), unit, [&](std::uint64_t key) {
+          if (repeats > 0 && key == last) {
+            ++repeats;
+            return;
+          }
+          if (repeats > 0) add_to(part, last, repeats);
+          last = key;
+          repeats = 1;
+        });
+      }
+      if (repeats > 0) add_to(part, last, repeats);
     }
     out.parts_->parts.push_back(std::move(part));
   }
@@ -392,6 +530,19 @@ std::expected<void, TableError> TableCoder::add_counts(const SymbolCounts& whole
     freq[s] = std::max<std::uint64_t>(1, counts->size() ? counts->get(c.symbols[s]) : 0);
     c.number[c.symbols[s]] = s;
   }
+  c.dense = std::make_unique<DenseValues>(c.symbols, c.shape.k, width_);
+  if (const std::uint64_t span = c.dense->span(c.shape.k, run_lengths(c.shape.k, c.shape.runs, unit_positions()), kDenseSpan)) {
+    c.dense_number.assign(static_cast<std::size_t>(span), DenseValues::kAbsent);  // a symbol the table does not hold
+    const std::uint64_t V = c.dense->count(), mask = (std::uint64_t{1} << (8 * width_)) - 1;
+    std::uint64_t vk = 1;
+    for (std::uint32_t j = 0; j < c.shape.k; ++j) vk *= V;
+    for (std::size_t s = 0; s < c.symbols.size(); ++s) {
+      std::uint64_t n = 0;
+      for (std::uint32_t j = c.shape.k; j-- > 0;) n = n * V + c.dense->number((c.symbols[s] >> (8 * width_ * j)) & mask);
+      if (c.shape.runs) n += (c.symbols[s] >> 56) * vk;  // k W <= 6 bytes with runs: j above the tuple
+      c.dense_number[static_cast<std::size_t>(n)] = static_cast<std::uint32_t>(s);
+    }
+  }
   c.lengths = huffman_lengths(freq, code_limit(freq.size()));
   // Canonical codes: by (length, symbol number), each the previous plus one, shifted
   // left at each longer length.
@@ -442,15 +593,27 @@ std::expected<std::string, TableError> TableCoder::encode_block(const ValueRange
     const std::uint64_t p1 = std::min<std::uint64_t>(p0 + unit, positions_);
     std::uint64_t acc = 0;
     unsigned bits = 0;
-    parse_unit(e, c.shape.k, c.shape.runs, p0, p1, static_cast<std::uint32_t>(unit), [&](std::uint64_t key) {
-      const std::size_t s = static_cast<std::size_t>(c.number.get(key));
+    auto put = [&](std::size_t s) {
       acc = acc << c.lengths[s] | c.codes[s];
       bits += c.lengths[s];
       while (bits >= 8) {
         bits -= 8;
         data += static_cast<char>((acc >> bits) & 0xFF);
       }
-    });
+    };
+    if (!c.dense_number.empty()) {
+      bool unknown = false;  // a value or symbol the counts did not hold
+      unknown |= !parse_dense_unit(e, *c.dense, c.shape.k, c.shape.runs, p0, p1, static_cast<std::uint32_t>(unit),
+                                   [&](std::uint64_t n) {
+                                     const std::uint32_t s = c.dense_number[static_cast<std::size_t>(n)];
+                                     unknown |= s == DenseValues::kAbsent;
+                                     if (s != DenseValues::kAbsent) put(s);
+                                   });
+      if (unknown) return std::unexpected(TableError{TableError::Internal, "a value the code was not counted with"});
+    } else {
+      parse_unit(e, c.shape.k, c.shape.runs, p0, p1, static_cast<std::uint32_t>(unit),
+                 [&](std::uint64_t key) { put(static_cast<std::size_t>(c.number.get(key))); });
+    }
     if (bits > 0) data += static_cast<char>((acc << (8 - bits)) & 0xFF);
   }
   return starts + data;
