@@ -175,6 +175,33 @@ TEST(Distances, SameBytesWithOneAndTwoThreads) {
   EXPECT_GT(expect_same_files(one.path, two.path, ".mtz"), 0);
 }
 
+// The level method's distances (SolveOptions::distances: each level in rounds by
+// distance) are solve_distances's (one pass over the moves, then breadth-first
+// levels over the kept edges), class by class, on 1 and 2 threads.
+TEST(Distances, LevelsFindTheSameDistancesAsTheirOwnSolver) {
+  const VariantPtr v = variant("oware");
+  for (const int threads : {1, 2}) {
+    SolvedClasses solved;
+    int compared = 0;
+    for (const ClassKey& k : v->solving_order(10)) {
+      SolveOptions so;
+      so.threads = threads;
+      so.method = SolveOptions::Method::Levels;
+      std::vector<std::uint8_t> found;
+      so.distances = &found;
+      auto values = solve_class(*v, k, solved, so);
+      ASSERT_TRUE(values) << values.error().message;
+      auto own = solve_distances(*v, **values, solved, so);
+      ASSERT_TRUE(own) << own.error().message;
+      ASSERT_EQ(found.size(), own->size()) << to_string(k, v->pits());
+      EXPECT_TRUE(found == *own) << "class " << to_string(k, v->pits()) << ", " << threads << " threads";
+      compared += found == *own && !found.empty();
+      solved.add(*values);
+    }
+    EXPECT_EQ(compared, 11);
+  }
+}
+
 // Under a memory budget (generate --memory-mb) the distance arrays count: 8 MiB hold
 // the lower classes of Oware up to 10 whole beside the value solve of its class of 10
 // seeds (351,351 positions), not beside its distances (distance_bytes: 7 MB); the

@@ -173,6 +173,13 @@ class ClassSolver {
         best_exit_ = opt_.best_exits->data();
       }
     }
+    if (opt_.distances) {
+      opt_.distances->clear();
+      if (ranks_ == 1 && method == Method::Levels && kind_ == GameKind::Score) {
+        dist_store_.assign(static_cast<std::size_t>(n_), 0);
+        dist_ = dist_store_.data();
+      }
+    }
     Result<Bytes> out;
     switch (method) {
       case Method::Acyclic: out = acyclic(); break;
@@ -180,6 +187,16 @@ class ClassSolver {
       case Method::Sweeps: out = sweeps(); break;
     }
     if (best_exit_ && (!out || exit_too_wide_.load())) opt_.best_exits->clear();
+    if (dist_ && out) {  // the distance file's layout: 2 bytes a position, little-endian
+      auto& d = *opt_.distances;
+      d.resize(dist_store_.size() * 2);
+      for (std::size_t i = 0; i < dist_store_.size(); ++i) {
+        d[2 * i] = static_cast<std::uint8_t>(dist_store_[i] & 0xFF);
+        d[2 * i + 1] = static_cast<std::uint8_t>(dist_store_[i] >> 8);
+      }
+    }
+    dist_ = nullptr;
+    std::vector<std::uint16_t>().swap(dist_store_);
     if (stats) {
       stats->sweeps = rounds_;
       stats->positions = n_;
@@ -1352,6 +1369,14 @@ class ClassSolver {
   struct Work {
     std::vector<Index> stack;
     std::vector<Position> stack_pos;
+    // Levels with distances (layered): what decide() and start_level() put aside for
+    // the next round (distance k + 1) instead of the stack, with their positions while
+    // the round's quota lasts (kept_pos; the others are unranked again), and the
+    // positions claimed at distance 0.
+    bool layered = false;
+    std::vector<Index> next, zero, kept;
+    std::vector<Position> kept_pos;
+    std::size_t quota = 0;
     std::vector<Told> told;
     std::vector<Position> parents;          // of the batch's children, for told[].at
     std::array<Position, kTellBatch> kids;  // the batch's positions (for Superset checks)
@@ -1408,6 +1433,7 @@ class ClassSolver {
     int t = tr_.resume(Method::Levels, bytes_of(codes), sizeof(C));
     if (t >= 0) {
       drop_exits();  // pass 0 is not run again
+      dist_ = nullptr;  // nor the levels above t: solve_distances computes the distances
       // A checkpoint: the levels still to search are those the codes wait at, and the
       // best exits of undecided positions (a level none is left at would change nothing).
       for (const C c : codes)
@@ -1469,7 +1495,8 @@ class ClassSolver {
       const Index batch = K > 1 ? kLevelBatch / 64 : std::max<Index>(words, 1);
       const Index batches = K > 1 ? static_cast<Index>(tr_.max(static_cast<int>((words + batch - 1) / batch), "all_reduce (level batches)"))
                                   : 1;
-      for (Index b = 0; b < batches; ++b) {
+      if (dist_) layered_level<C>(t, words);
+      for (Index b = 0; b < batches && !dist_; ++b) {
         const Index w0 = std::min(words, b * batch), w1 = std::min(words, w0 + batch);
         parallel(w1 - w0, 16, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
           Work work;
@@ -1504,6 +1531,90 @@ class ClassSolver {
     });
   }
 
+  // ---- Levels with distances (SolveOptions::distances, one rank) ---------------------
+  //
+  // Level t in rounds by distance, with no work stack carried from a round to the
+  // next. Round 0 claims the positions waiting at +-t and decides the undecided whose
+  // best exit is worth t, telling no parent yet: those without a move are at distance
+  // 0, the others at 1 (an exit realises the value; decide() wrote 1 for a position
+  // decided before its level, by its exits alone). Round k then tells the parents of
+  // the positions at distance k; a parent decided at t in round k is at distance
+  // k + 1: the side ahead at its first optimal in-class child (the nearest), the side
+  // behind at its last (the farthest: its code counts its in-class moves, and those
+  // told before level t are worth more than t to their mover, not optimal ones). That
+  // is the least fixpoint of distances.h, whatever the threads do within a round, and
+  // it needs no edge list and no move played again: the levels' own tells are the
+  // distances' breadth-first levels.
+  static constexpr std::size_t kSmallRound = 2048;  // a round this small runs on the calling thread
+  // The positions a round keeps for the next (unranked again past it: 2^18 of 50 bytes,
+  // 12.5 MiB), taken by tasks kQuotaStep at a time.
+  static constexpr std::size_t kKeptPositions = std::size_t{1} << 18, kQuotaStep = 256;
+  bool take_quota(Work& work) {
+    if (kept_count_.fetch_add(kQuotaStep, std::memory_order_relaxed) >= kKeptPositions) return false;
+    work.quota = kQuotaStep;
+    return true;
+  }
+  template <class C>
+  void layered_level(int t, Index words) {
+    std::vector<Index> cur, next, cur_kept, next_kept;
+    std::vector<Position> cur_pos, next_pos;
+    layer_ = 0;
+    kept_count_.store(0);
+    parallel(words, 16, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+      Work work;
+      work.layered = true;
+      for (Index w = r.begin(); w < r.end(); ++w) start_level<C>(w, t, true, work, ctx);
+      std::lock_guard lock(layer_mu_);
+      cur.insert(cur.end(), work.zero.begin(), work.zero.end());
+      next.insert(next.end(), work.next.begin(), work.next.end());  // (start_level keeps no position)
+    });
+    // Round positions [r.begin(), r.end()) of cur_kept then cur (one list of both).
+    auto tell = [&](const tbb::blocked_range<Index>& r, Context& ctx) {
+      Work work;
+      work.layered = true;
+      for (Index f = r.begin(); f < r.end(); ++f) {
+        const auto k = static_cast<std::size_t>(f);
+        if (k < cur_kept.size()) {
+          work.stack.push_back(cur_kept[k]);
+          work.stack_pos.push_back(cur_pos[k]);
+        } else {
+          const Index u = cur[k - cur_kept.size()];
+          work.stack.push_back(u);
+          work.stack_pos.push_back(index_.unrank(begin_ + u));
+        }
+        if (work.stack.size() == kTellBatch) drain<C>(work, ctx);
+      }
+      drain<C>(work, ctx);
+      std::lock_guard lock(layer_mu_);
+      next.insert(next.end(), work.next.begin(), work.next.end());
+      next_kept.insert(next_kept.end(), work.kept.begin(), work.kept.end());
+      next_pos.insert(next_pos.end(), work.kept_pos.begin(), work.kept_pos.end());
+    };
+    for (std::uint32_t k = 0; !cur.empty() || !cur_kept.empty() || !next.empty() || !next_kept.empty(); ++k) {
+      if (stopped()) return;
+      if (k >= std::numeric_limits<std::uint16_t>::max()) {
+        fail("class " + to_string(index_.key(), rules_.pits()) + ": a distance beyond 65535");
+        return;
+      }
+      layer_ = static_cast<std::uint16_t>(k);
+      kept_count_.store(0);
+      const std::size_t size = cur_kept.size() + cur.size();
+      if (size <= kSmallRound) {
+        Context ctx(solved_, static_cast<std::size_t>(ranks_));
+        tell(tbb::blocked_range<Index>(0, size), ctx);
+        merge(ctx);
+      } else {
+        parallel(size, 256, tell);
+      }
+      cur.swap(next);
+      next.clear();
+      cur_kept.swap(next_kept);
+      next_kept.clear();
+      cur_pos.swap(next_pos);
+      next_pos.clear();
+    }
+  }
+
   // Level t, positions 64w..64w+63: the waiting ones worth +-t are claimed and, on
   // the level's first pass (`first`), the undecided whose best exit is worth t are
   // decided; both go on the work stack.
@@ -1518,8 +1629,12 @@ class ClassSolver {
       auto cell = code_of<C>(i);
       C c = cell.load(std::memory_order_relaxed);
       if (c == up || c == down) {
-        if (cell.compare_exchange_strong(c, static_cast<C>(coder_.told(coder_.value(c))), std::memory_order_relaxed))
-          work.push(i, index_.unrank(begin_ + i));
+        if (cell.compare_exchange_strong(c, static_cast<C>(coder_.told(coder_.value(c))), std::memory_order_relaxed)) {
+          if (work.layered)
+            (dist_[static_cast<std::size_t>(i)] == 0 ? work.zero : work.next).push_back(i);  // no move: distance 0
+          else
+            work.push(i, index_.unrank(begin_ + i));
+        }
       } else if (static_cast<unsigned>(c) - open < opens) {
         decide<C>(i, static_cast<Value>(t), nullptr, &work, ctx);
       }
@@ -1533,7 +1648,7 @@ class ClassSolver {
   template <class C>
   bool decide(Index u, Value v, const Position* p, Work* work, Context& ctx) {
     const int a = std::abs(v);
-    const bool now = a == level_ && work && work->stack.size() < kDrainLimit;
+    const bool now = a == level_ && work && (work->layered || work->stack.size() < kDrainLimit);
     const auto to = static_cast<C>(now || v == 0 ? coder_.told(v) : coder_.waiting_code(v));
     auto cell = code_of<C>(u);
     C c = cell.load(std::memory_order_relaxed);
@@ -1541,8 +1656,20 @@ class ClassSolver {
       if (coder_.decided(c)) return false;
     } while (!cell.compare_exchange_weak(c, to, std::memory_order_relaxed));
     if (v == 0) return true;
+    // Levels with distances: decided in round k of its level, distance k + 1; decided
+    // before its level, by its exits alone (an exit realises the value), distance 1
+    // (init() puts 0 back for a position without a move).
+    if (dist_) dist_[static_cast<std::size_t>(u)] = now ? static_cast<std::uint16_t>(layer_ + 1) : std::uint16_t{1};
     if (now) {
-      work->push(u, p ? *p : index_.unrank(begin_ + u));
+      if (!work->layered)
+        work->push(u, p ? *p : index_.unrank(begin_ + u));
+      else if (p && (work->quota > 0 || take_quota(*work))) {
+        --work->quota;
+        work->kept.push_back(u);
+        work->kept_pos.push_back(*p);
+      } else {
+        work->next.push_back(u);
+      }
       return true;
     }
     if (a == level_) {  // a next round tells its parents
@@ -1602,6 +1729,7 @@ class ClassSolver {
     if (ctx.kids.empty()) {
       if (best_exit_) best_exit_[static_cast<std::size_t>(u)] = kExitNoMove;
       decide<C>(u, rules_.Rules::terminal_value(p), &p, nullptr, ctx);
+      if (dist_) dist_[static_cast<std::size_t>(u)] = 0;
       return;
     }
     const Value e = exits_of(ctx.kids, true, ctx);
@@ -1661,6 +1789,7 @@ class ClassSolver {
       }
       if (mine(qi)) {
         __builtin_prefetch(&codes[static_cast<std::size_t>(qi - begin_)], 1);
+        if (dist_) __builtin_prefetch(&dist_[static_cast<std::size_t>(qi - begin_)], 1);
         work.told.push_back(Told{qi - begin_, exact ? kExact : slot, static_cast<std::uint32_t>(work.parents.size()), x});
         work.parents.push_back(q);
       } else {
@@ -1717,7 +1846,7 @@ class ClassSolver {
   Index n_, begin_, end_, local_;
   tbb::task_arena arena_;
 
-  std::mutex mu_, progress_mu_;
+  std::mutex mu_, progress_mu_, layer_mu_;
   std::atomic<bool> failed_{false};
   Error error_;
   Tally tally_;
@@ -1756,6 +1885,12 @@ class ClassSolver {
   std::vector<std::uint8_t> level_seen_;
   std::atomic<bool> left_waiting_{false};  // a position was left waiting at the level being solved
   int level_ = 0;
+  // Levels with distances (SolveOptions::distances): a distance a position, 0 until
+  // decided (and for a value of 0 or no move), and the round of the level being solved.
+  std::vector<std::uint16_t> dist_store_;
+  std::uint16_t* dist_ = nullptr;
+  std::uint16_t layer_ = 0;
+  std::atomic<std::size_t> kept_count_{0};  // the positions the round's tasks took for the next
 };
 
 // Solves `index` with `transport`; this rank's slice of the values.

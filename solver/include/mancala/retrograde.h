@@ -89,6 +89,12 @@ struct SolveOptions {
   // position in index order, for the distances (distances.h), which then read no exit
   // again; left empty otherwise (another method, several ranks, an exit beyond a byte).
   std::vector<std::int8_t>* best_exits = nullptr;
+  // When set and one rank solves a score game's class by levels: filled with the
+  // class's distances (distances.h), 2 bytes a position, little-endian, in index order,
+  // found by the levels themselves (each level solved in rounds by distance,
+  // class_solver.h, "Levels with distances"); left empty otherwise (another method,
+  // several ranks, a class resumed from a checkpoint: solve_distances computes them).
+  std::vector<std::uint8_t>* distances = nullptr;
 };
 inline constexpr std::int8_t kExitNone = -128, kExitNoMove = -127;
 
