@@ -33,6 +33,11 @@
 // levels are exact, so the result does not depend on the threads nor on the order of
 // the edges.
 //
+// generate takes the distances of a class solved by levels on one rank (Oware) from
+// the value solve instead (SolveOptions::distances, class_solver.h, "Levels with
+// distances": the levels' own tells, round by round, are the levels below); the
+// same numbers (test Distances.LevelsFindTheSameDistancesAsTheirOwnSolver).
+//
 // Memory: 3 bytes a position (the distances and the side behind's counts), 4 for the
 // edge offsets, 12 an edge while the edges are put in order (4 after); then the
 // result, 2 a position, beside them: distance_bytes() below.
