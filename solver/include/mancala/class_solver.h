@@ -176,8 +176,8 @@ class ClassSolver {
     if (opt_.distances) {
       opt_.distances->clear();
       if (ranks_ == 1 && method == Method::Levels && kind_ == GameKind::Score) {
-        dist_store_.assign(static_cast<std::size_t>(n_), 0);
-        dist_ = dist_store_.data();
+        opt_.distances->assign(2 * static_cast<std::size_t>(n_), 0);
+        dist_ = opt_.distances->data();
       }
     }
     Result<Bytes> out;
@@ -187,16 +187,8 @@ class ClassSolver {
       case Method::Sweeps: out = sweeps(); break;
     }
     if (best_exit_ && (!out || exit_too_wide_.load())) opt_.best_exits->clear();
-    if (dist_ && out) {  // the distance file's layout: 2 bytes a position, little-endian
-      auto& d = *opt_.distances;
-      d.resize(dist_store_.size() * 2);
-      for (std::size_t i = 0; i < dist_store_.size(); ++i) {
-        d[2 * i] = static_cast<std::uint8_t>(dist_store_[i] & 0xFF);
-        d[2 * i + 1] = static_cast<std::uint8_t>(dist_store_[i] >> 8);
-      }
-    }
+    if (dist_ && !out) opt_.distances->clear();
     dist_ = nullptr;
-    std::vector<std::uint16_t>().swap(dist_store_);
     if (stats) {
       stats->sweeps = rounds_;
       stats->positions = n_;
@@ -1433,7 +1425,8 @@ class ClassSolver {
     int t = tr_.resume(Method::Levels, bytes_of(codes), sizeof(C));
     if (t >= 0) {
       drop_exits();  // pass 0 is not run again
-      dist_ = nullptr;  // nor the levels above t: solve_distances computes the distances
+      if (dist_) opt_.distances->clear();  // nor the levels above t: solve_distances computes the distances
+      dist_ = nullptr;
       // A checkpoint: the levels still to search are those the codes wait at, and the
       // best exits of undecided positions (a level none is left at would change nothing).
       for (const C c : codes)
@@ -1549,6 +1542,18 @@ class ClassSolver {
   // The positions a round keeps for the next (unranked again past it: 2^18 of 50 bytes,
   // 12.5 MiB), taken by tasks kQuotaStep at a time.
   static constexpr std::size_t kKeptPositions = std::size_t{1} << 18, kQuotaStep = 256;
+  void set_distance(Index u, unsigned d) {
+    dist_[2 * static_cast<std::size_t>(u)] = static_cast<std::uint8_t>(d & 0xFF);
+    dist_[2 * static_cast<std::size_t>(u) + 1] = static_cast<std::uint8_t>(d >> 8);
+  }
+  unsigned distance(Index u) const {
+    return dist_[2 * static_cast<std::size_t>(u)] | (unsigned{dist_[2 * static_cast<std::size_t>(u) + 1]} << 8);
+  }
+  // A task's kept positions for the next round (moved, not copied, into the round's list).
+  struct Kept {
+    std::vector<Index> at;
+    std::vector<Position> pos;
+  };
   bool take_quota(Work& work) {
     if (kept_count_.fetch_add(kQuotaStep, std::memory_order_relaxed) >= kKeptPositions) return false;
     work.quota = kQuotaStep;
@@ -1556,8 +1561,9 @@ class ClassSolver {
   }
   template <class C>
   void layered_level(int t, Index words) {
-    std::vector<Index> cur, next, cur_kept, next_kept;
-    std::vector<Position> cur_pos, next_pos;
+    std::vector<Index> cur, next;
+    std::vector<Kept> cur_kept, next_kept;
+    std::vector<std::size_t> starts{0};  // starts[c]: the round's offset of cur_kept[c]; back(): their total
     layer_ = 0;
     kept_count_.store(0);
     parallel(words, 16, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
@@ -1568,17 +1574,20 @@ class ClassSolver {
       cur.insert(cur.end(), work.zero.begin(), work.zero.end());
       next.insert(next.end(), work.next.begin(), work.next.end());  // (start_level keeps no position)
     });
-    // Round positions [r.begin(), r.end()) of cur_kept then cur (one list of both).
+    // Round positions [r.begin(), r.end()) of cur_kept's then cur (one list of both).
     auto tell = [&](const tbb::blocked_range<Index>& r, Context& ctx) {
       Work work;
       work.layered = true;
+      const std::size_t kept = starts.back();
+      std::size_t c = static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), r.begin()) - starts.begin()) - 1;
       for (Index f = r.begin(); f < r.end(); ++f) {
         const auto k = static_cast<std::size_t>(f);
-        if (k < cur_kept.size()) {
-          work.stack.push_back(cur_kept[k]);
-          work.stack_pos.push_back(cur_pos[k]);
+        if (k < kept) {
+          while (k >= starts[c + 1]) ++c;
+          work.stack.push_back(cur_kept[c].at[k - starts[c]]);
+          work.stack_pos.push_back(cur_kept[c].pos[k - starts[c]]);
         } else {
-          const Index u = cur[k - cur_kept.size()];
+          const Index u = cur[k - kept];
           work.stack.push_back(u);
           work.stack_pos.push_back(index_.unrank(begin_ + u));
         }
@@ -1587,8 +1596,7 @@ class ClassSolver {
       drain<C>(work, ctx);
       std::lock_guard lock(layer_mu_);
       next.insert(next.end(), work.next.begin(), work.next.end());
-      next_kept.insert(next_kept.end(), work.kept.begin(), work.kept.end());
-      next_pos.insert(next_pos.end(), work.kept_pos.begin(), work.kept_pos.end());
+      if (!work.kept.empty()) next_kept.push_back(Kept{std::move(work.kept), std::move(work.kept_pos)});
     };
     for (std::uint32_t k = 0; !cur.empty() || !cur_kept.empty() || !next.empty() || !next_kept.empty(); ++k) {
       if (stopped()) return;
@@ -1598,7 +1606,9 @@ class ClassSolver {
       }
       layer_ = static_cast<std::uint16_t>(k);
       kept_count_.store(0);
-      const std::size_t size = cur_kept.size() + cur.size();
+      starts.resize(1);
+      for (const Kept& kc : cur_kept) starts.push_back(starts.back() + kc.at.size());
+      const std::size_t size = starts.back() + cur.size();
       if (size <= kSmallRound) {
         Context ctx(solved_, static_cast<std::size_t>(ranks_));
         tell(tbb::blocked_range<Index>(0, size), ctx);
@@ -1610,8 +1620,6 @@ class ClassSolver {
       next.clear();
       cur_kept.swap(next_kept);
       next_kept.clear();
-      cur_pos.swap(next_pos);
-      next_pos.clear();
     }
   }
 
@@ -1631,7 +1639,7 @@ class ClassSolver {
       if (c == up || c == down) {
         if (cell.compare_exchange_strong(c, static_cast<C>(coder_.told(coder_.value(c))), std::memory_order_relaxed)) {
           if (work.layered)
-            (dist_[static_cast<std::size_t>(i)] == 0 ? work.zero : work.next).push_back(i);  // no move: distance 0
+            (distance(i) == 0 ? work.zero : work.next).push_back(i);  // no move: distance 0
           else
             work.push(i, index_.unrank(begin_ + i));
         }
@@ -1659,7 +1667,7 @@ class ClassSolver {
     // Levels with distances: decided in round k of its level, distance k + 1; decided
     // before its level, by its exits alone (an exit realises the value), distance 1
     // (init() puts 0 back for a position without a move).
-    if (dist_) dist_[static_cast<std::size_t>(u)] = now ? static_cast<std::uint16_t>(layer_ + 1) : std::uint16_t{1};
+    if (dist_) set_distance(u, now ? layer_ + 1u : 1u);
     if (now) {
       if (!work->layered)
         work->push(u, p ? *p : index_.unrank(begin_ + u));
@@ -1729,7 +1737,7 @@ class ClassSolver {
     if (ctx.kids.empty()) {
       if (best_exit_) best_exit_[static_cast<std::size_t>(u)] = kExitNoMove;
       decide<C>(u, rules_.Rules::terminal_value(p), &p, nullptr, ctx);
-      if (dist_) dist_[static_cast<std::size_t>(u)] = 0;
+      if (dist_) set_distance(u, 0);
       return;
     }
     const Value e = exits_of(ctx.kids, true, ctx);
@@ -1789,7 +1797,7 @@ class ClassSolver {
       }
       if (mine(qi)) {
         __builtin_prefetch(&codes[static_cast<std::size_t>(qi - begin_)], 1);
-        if (dist_) __builtin_prefetch(&dist_[static_cast<std::size_t>(qi - begin_)], 1);
+        if (dist_) __builtin_prefetch(dist_ + 2 * static_cast<std::size_t>(qi - begin_), 1);
         work.told.push_back(Told{qi - begin_, exact ? kExact : slot, static_cast<std::uint32_t>(work.parents.size()), x});
         work.parents.push_back(q);
       } else {
@@ -1886,9 +1894,9 @@ class ClassSolver {
   std::atomic<bool> left_waiting_{false};  // a position was left waiting at the level being solved
   int level_ = 0;
   // Levels with distances (SolveOptions::distances): a distance a position, 0 until
-  // decided (and for a value of 0 or no move), and the round of the level being solved.
-  std::vector<std::uint16_t> dist_store_;
-  std::uint16_t* dist_ = nullptr;
+  // decided (and for a value of 0 or no move), in the distance file's layout (2 bytes,
+  // little-endian: SolveOptions::distances itself), and the round of the level being solved.
+  std::uint8_t* dist_ = nullptr;
   std::uint16_t layer_ = 0;
   std::atomic<std::size_t> kept_count_{0};  // the positions the round's tasks took for the next
 };
