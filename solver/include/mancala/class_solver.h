@@ -176,6 +176,8 @@ class ClassSolver {
     if (opt_.distances) {
       opt_.distances->clear();
       if (ranks_ == 1 && method == Method::Levels && kind_ == GameKind::Score) {
+        opt_.distances->reserve(2 * static_cast<std::size_t>(n_));  // written at random, like the codes
+        detail::want_huge_pages(opt_.distances->data(), opt_.distances->capacity());
         opt_.distances->assign(2 * static_cast<std::size_t>(n_), 0);
         dist_ = opt_.distances->data();
       }
@@ -1542,6 +1544,10 @@ class ClassSolver {
   // The positions a round keeps for the next (unranked again past it: 2^18 of 50 bytes,
   // 12.5 MiB), taken by tasks kQuotaStep at a time.
   static constexpr std::size_t kKeptPositions = std::size_t{1} << 18, kQuotaStep = 256;
+  // A round's lists hold a position's offset with its value's sign in the top bit
+  // (the value is +-level_): set when the position is behind.
+  static constexpr Index kBehind = Index{1} << 63;
+  static Index behind(Value v) { return v < 0 ? kBehind : 0; }
   void set_distance(Index u, unsigned d) {
     dist_[2 * static_cast<std::size_t>(u)] = static_cast<std::uint8_t>(d & 0xFF);
     dist_[2 * static_cast<std::size_t>(u) + 1] = static_cast<std::uint8_t>(d >> 8);
@@ -1589,7 +1595,7 @@ class ClassSolver {
         } else {
           const Index u = cur[k - kept];
           work.stack.push_back(u);
-          work.stack_pos.push_back(index_.unrank(begin_ + u));
+          work.stack_pos.push_back(index_.unrank(begin_ + (u & ~kBehind)));
         }
         if (work.stack.size() == kTellBatch) drain<C>(work, ctx);
       }
@@ -1639,7 +1645,7 @@ class ClassSolver {
       if (c == up || c == down) {
         if (cell.compare_exchange_strong(c, static_cast<C>(coder_.told(coder_.value(c))), std::memory_order_relaxed)) {
           if (work.layered)
-            (distance(i) == 0 ? work.zero : work.next).push_back(i);  // no move: distance 0
+            (distance(i) == 0 ? work.zero : work.next).push_back(i | behind(coder_.value(c)));  // no move: distance 0
           else
             work.push(i, index_.unrank(begin_ + i));
         }
@@ -1673,10 +1679,10 @@ class ClassSolver {
         work->push(u, p ? *p : index_.unrank(begin_ + u));
       else if (p && (work->quota > 0 || take_quota(*work))) {
         --work->quota;
-        work->kept.push_back(u);
+        work->kept.push_back(u | behind(v));
         work->kept_pos.push_back(*p);
       } else {
-        work->next.push_back(u);
+        work->next.push_back(u | behind(v));
       }
       return true;
     }
@@ -1782,10 +1788,16 @@ class ClassSolver {
   // parents go on work.told (their codes prefetched), the others' owners get notices.
   template <class C>
   void find_parents(Index u, std::uint32_t slot, Work& work, Context& ctx) {
+    Value x = 0;  // the move to c, to a parent
+    if (work.layered) {  // a round's list says the value (+-level_) in u's top bit: c's code is not read
+      x = static_cast<Value>(u & kBehind ? level_ : -level_);
+      u &= ~kBehind;
+    } else {
+      x = neg(coder_.value(code_of<C>(u).load(std::memory_order_relaxed)));
+    }
     const Index ci = begin_ + u;
     const Position& c = work.kids[slot];
     const bool exact = rules_.Rules::in_class_parents(c, ctx.parents) == Variant::Parents::Exact;
-    const Value x = neg(coder_.value(code_of<C>(u).load(std::memory_order_relaxed)));  // the move to c, to a parent
     auto& codes = this->codes<C>();
     ctx.ranks.clear();
     for (const Position& q : ctx.parents) {
@@ -1797,7 +1809,6 @@ class ClassSolver {
       }
       if (mine(qi)) {
         __builtin_prefetch(&codes[static_cast<std::size_t>(qi - begin_)], 1);
-        if (dist_) __builtin_prefetch(dist_ + 2 * static_cast<std::size_t>(qi - begin_), 1);
         work.told.push_back(Told{qi - begin_, exact ? kExact : slot, static_cast<std::uint32_t>(work.parents.size()), x});
         work.parents.push_back(q);
       } else {
