@@ -13,15 +13,14 @@
 
 #include "mancala/cluster.h"
 #include "mancala/class_solver.h"
+#include "mpi_support.h"
 
 namespace mancala::cluster {
 
-namespace mpi = boost::mpi;
-
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-double since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
+using support::clock_type;
+using support::since;
 
 // Records on the wire, packed (no Boost.Serialization): notices sorted by parent,
 // each as LEB128 varints (7 bits a byte, low first, high bit = more)

@@ -21,16 +21,14 @@
 #include "mancala/reachable.h"
 #include "mancala/table_writer.h"
 #include "mancala/solver_support.h"
+#include "mpi_support.h"
 
 namespace mancala::cluster {
 
-namespace fs = std::filesystem;
-namespace mpi = boost::mpi;
-
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-double since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
+using support::clock_type;
+using support::since;
 
 // Broadcast of a large byte vector (already sized on every rank) in pieces below INT_MAX.
 void broadcast_bytes(const mpi::communicator& comm, std::vector<std::uint8_t>& bytes) {

@@ -19,12 +19,13 @@
 
 #include "mancala/cluster.h"
 #include "mancala/lower_store.h"
+#include "mpi_support.h"
 
 namespace mancala::cluster {
 
-namespace fs = std::filesystem;
-
 namespace {
+
+using support::all_agree;
 
 constexpr std::uint64_t kPageBytes = 16384;  // as the spill pages of lower_store.cpp
 constexpr const char* kShardPrefix = ".mtb-shard.";
@@ -72,14 +73,6 @@ void barrier(const boost::mpi::communicator& comm, const WaitHook& wait, const c
   if (wait) wait(phase);
   if (MPI_Barrier(MPI_Comm(comm)) != MPI_SUCCESS) throw std::runtime_error("MPI_Barrier failed");
   if (wait) wait(nullptr);
-}
-
-// Every rank's verdict: 1 when all are 1.
-int all_agree(const boost::mpi::communicator& comm, int ok) {
-  int all = 0;
-  if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_Comm(comm)) != MPI_SUCCESS)
-    throw std::runtime_error("MPI_Allreduce failed");
-  return all;
 }
 
 Result<void> write_all(int fd, const fs::path& p, const std::uint8_t* data, std::uint64_t n, std::uint64_t at) {

@@ -15,16 +15,15 @@
 
 #include "mancala/cluster.h"
 #include "mancala/table_writer.h"
+#include "mpi_support.h"
 
 namespace mancala::cluster {
 
-namespace fs = std::filesystem;
-namespace mpi = boost::mpi;
-
 namespace {
 
-using clock_type = std::chrono::steady_clock;
-double since(clock_type::time_point t) { return std::chrono::duration<double>(clock_type::now() - t).count(); }
+using support::all_agree;
+using support::clock_type;
+using support::since;
 
 // Blocks a rank reads from the shard file at a time: 2^20 positions.
 constexpr std::uint64_t kWindowBlocks = 256;
@@ -56,15 +55,6 @@ Result<SymbolCounts> sum_counts(const mpi::communicator& comm, SymbolCounts mine
   mpi::broadcast(comm, sum, 0);
   if (wait) wait(nullptr);
   return SymbolCounts::from_bytes(sum);
-}
-
-int all_agree(const mpi::communicator& comm, int ok, const WaitHook& wait, const char* phase) {
-  int all = 0;
-  if (wait) wait(phase);
-  if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_Comm(comm)) != MPI_SUCCESS)
-    throw std::runtime_error("MPI_Allreduce failed");
-  if (wait) wait(nullptr);
-  return all;
 }
 
 }  // namespace
