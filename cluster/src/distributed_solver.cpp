@@ -75,8 +75,16 @@ void unpack(const std::uint8_t* p, std::size_t n, std::vector<T>& out) {
   std::memcpy(out.data(), p, n);
 }
 void unpack(const std::uint8_t* p, std::size_t n, std::vector<core::Notice>& out) {
-  out.clear();
+  // Counted first, so that the vector is allocated once at its size (grown, it held
+  // up to twice its 24 bytes a notice).
   const std::uint8_t* end = p + n;
+  std::size_t count = 0;
+  for (const std::uint8_t* q = p; q < end; ++count) {
+    get_varint(q, end);
+    if (get_varint(q, end) & 1) get_varint(q, end);
+  }
+  std::vector<core::Notice>().swap(out);
+  out.reserve(count);
   Index last = 0;
   while (p < end) {
     core::Notice m;
