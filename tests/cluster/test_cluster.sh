@@ -21,7 +21,7 @@
 #       files (every rank writing its blocks: with pwrite, or sent to rank 0); no shard
 #       file is left; a per-rank --memory-mb below what one rank
 #       needs for the largest class is refused at once on 1 rank, naming the budget
-#       it would need, and finishes with identical files on 4 ranks.
+#       it would need, and finishes with identical files on 8 ranks.
 #   test_cluster.sh distances MPI_EXE TB_EXE WORKDIR
 #       generate --distances: every game with distance tables on 1-4 ranks (whole
 #       and sharded classes) writes the same .mtb and .mtz files, byte for byte, as
@@ -229,11 +229,11 @@ case "$what" in
     grep -q "a rank needs at least 6 MiB for class 11 on 1 rank.*the budget is 5 MiB a rank, enough on 3 ranks" \
       "$work/small1.log" || fail "the refusal does not name the budget needed"
     ! ls "$work/small1"/*.mtb > /dev/null 2>&1 || fail "a refused job wrote tables"
-    timeout 120 "${mpirun[@]}" -np 4 "$mpi_exe" generate $v --max-seeds $seeds --out "$work/small4" --threads 1 \
-      --memory-mb 5 > "$work/small4.log" 2>&1 || { cat "$work/small4.log"; fail "5 MiB a rank on 4 ranks"; }
-    same_tables "$work/ref" "$work/small4"
-    check_manifest "$work/small4" $v
-    echo "ok: --memory-mb 5 refused on 1 rank, identical files on 4 ranks"
+    timeout 300 "${mpirun[@]}" -np 8 "$mpi_exe" generate $v --max-seeds $seeds --out "$work/small8" --threads 1 \
+      --memory-mb 5 > "$work/small8.log" 2>&1 || { cat "$work/small8.log"; fail "5 MiB a rank on 8 ranks"; }
+    same_tables "$work/ref" "$work/small8"
+    check_manifest "$work/small8" $v
+    echo "ok: --memory-mb 5 refused on 1 rank, identical files on 8 ranks"
     ;;
   distances)
     # same_distances REF DIR: the value files and the distance files of REF, the same in DIR, and no more.
