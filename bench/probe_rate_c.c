@@ -13,8 +13,12 @@
  *   text   mtb_value (the position as text)
  *   probe  mtb_probe (the value and every move's value)
  *   batch  mtb_values_pits on 64 positions a call (their memory reads overlap)
- * and prints "threads T array A pits P text X probe Q batch Y cpu array A' pits P' text X'
- * probe Q' batch Y'":
+ *   pprobe mtb_probe_pits (a full probe of the position as numbers)
+ *   chain  one-byte reads of the array where each index depends on the byte read before
+ *          (2 million a thread): the latency of one random read from memory, the floor
+ *          of any call that must wait for one (the array reads overlap theirs)
+ * and prints "threads T array A pits P text X probe Q batch Y chain Z pprobe R cpu array A'
+ * pits P' text X' probe Q' batch Y' chain Z' pprobe R'":
  * calls per second of wall time (all threads), then per second of the process's CPU
  * time (the figure that holds on a machine shared with other jobs). */
 #define _POSIX_C_SOURCE 200809L
@@ -40,6 +44,7 @@ static size_t count;
 static unsigned char* array;
 static uint64_t array_bytes;
 static size_t array_reads; /* a thread's reads: enough to last well beyond the threads' start */
+static size_t chain_reads = 2000000; /* a thread's dependent reads */
 static double cpu_rate; /* calls per second of CPU time (all threads) of the last rate() */
 static int threads;
 static int* boards; /* count positions' pits, P a position (the batch; one variant) */
@@ -77,6 +82,23 @@ static void* work(void* arg) {
         j->sum += sum;
         return NULL;
       }
+      case 5: { /* dependent reads: the next index mixes in the byte just read */
+        uint64_t i = 0;
+        size_t r;
+        for (r = 0; r < chain_reads; ++r) {
+          x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+          i = (uint64_t)(((unsigned __int128)(x ^ array[i]) * array_bytes) >> 64);
+        }
+        j->sum += (long long)i;
+        return NULL;
+      }
+      case 6: {
+        static __thread mtb_ranked_move moves[MTB_MAX_MOVES];
+        int n = 0;
+        if (mtb_probe_pits(tb, p->variant, p->pits, NULL, p->side, &r, moves, MTB_MAX_MOVES, &n) != MTB_OK) j->failed = 1;
+        j->sum += r.value + n;
+        break;
+      }
       case 1:
         if (mtb_value_pits(tb, p->variant, p->pits, NULL, p->side, &value, &plies) != MTB_OK) j->failed = 1;
         j->sum += value;
@@ -108,7 +130,7 @@ static double rate(int mode) {
   pthread_t th[64];
   job jobs[64];
   int t;
-  double calls = (double)(mode == 0 ? array_reads : count) * threads, wall;
+  double calls = (double)(mode == 0 ? array_reads : mode == 5 ? chain_reads : count) * threads, wall;
   struct timespec c0, c1;
   double t0 = now();
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
@@ -193,14 +215,15 @@ int main(int argc, char** argv) {
   array_reads = count < 20000000 ? 20000000 : count;
   rate(1); /* first touch of the tables: maps, indexes, block checks */
   {
-    double w[5], c[5];
+    double w[7], c[7];
     int m;
-    for (m = 0; m < 5; ++m) {
-      w[m] = m == 0 && !array_bytes ? 0.0 : rate(m);
-      c[m] = m == 0 && !array_bytes ? 0.0 : cpu_rate;
+    for (m = 0; m < 7; ++m) {
+      w[m] = (m == 0 || m == 5) && !array_bytes ? 0.0 : rate(m);
+      c[m] = (m == 0 || m == 5) && !array_bytes ? 0.0 : cpu_rate;
     }
-    printf("threads %d array %.0f pits %.0f text %.0f probe %.0f batch %.0f cpu array %.0f pits %.0f text %.0f probe %.0f batch %.0f\n",
-           threads, w[0], w[1], w[2], w[3], w[4], c[0], c[1], c[2], c[3], c[4]);
+    printf("threads %d array %.0f pits %.0f text %.0f probe %.0f batch %.0f chain %.0f pprobe %.0f cpu array %.0f pits %.0f "
+           "text %.0f probe %.0f batch %.0f chain %.0f pprobe %.0f\n",
+           threads, w[0], w[1], w[2], w[3], w[4], w[5], w[6], c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
   }
   mtb_close(tb);
   return 0;

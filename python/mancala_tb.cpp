@@ -351,18 +351,23 @@ py::array_t<std::int32_t> class_values(const ClassRef& ref, const std::optional<
                                          : static_cast<Value>(static_cast<std::int16_t>((*block)[k] | (*block)[k + 1] << 8)));
       }
     }
-    // Codes in any order: the reads of later codes started ahead (format.h), so that
-    // their cache misses overlap.
-    constexpr std::size_t kAhead = 16;
-    for (std::size_t i = 0; in && i < n; ++i) {
-      if (i + kAhead < n) t.prefetch(static_cast<Index>(in[i + kAhead]));
-      if (i + kAhead / 2 < n) t.prefetch_unit(static_cast<Index>(in[i + kAhead / 2]));
-      auto r = t.value(static_cast<Index>(in[i]));
-      if (!r) {
-        error = r.error();
-        break;
+    // Codes in any order: a group at a time, the reads of each stage of the group
+    // (format.h: the blocks' offsets, the units' starts, their codes) before any
+    // decode, so that the cache misses of a stage overlap.
+    constexpr std::size_t kGroup = Tablebase::kBatch;
+    for (std::size_t g = 0; in && g < n && !error; g += kGroup) {
+      const std::size_t m = std::min(kGroup, n - g);
+      for (std::size_t k = 0; k < m; ++k) t.prefetch(static_cast<Index>(in[g + k]));
+      for (std::size_t k = 0; k < m; ++k) t.prefetch_unit(static_cast<Index>(in[g + k]));
+      for (std::size_t k = 0; k < m; ++k) t.prefetch_codes(static_cast<Index>(in[g + k]));
+      for (std::size_t k = 0; k < m; ++k) {
+        auto r = t.value(static_cast<Index>(in[g + k]));
+        if (!r) {
+          error = r.error();
+          break;
+        }
+        dst[g + k] = py_value(kind, *r);
       }
-      dst[i] = py_value(kind, *r);
     }
   }
   if (error) fail(*error);

@@ -3,7 +3,7 @@
 # Idempotent: packages already present are left alone.
 set -euo pipefail
 pkgs=(build-essential cmake pkg-config git
-      libtbb-dev libzstd-dev libboost-dev libboost-serialization-dev
+      libtbb-dev libzstd-dev zlib1g-dev libboost-dev libboost-serialization-dev
       libboost-mpi-dev libopenmpi-dev openmpi-bin
       libgtest-dev libgmock-dev libbenchmark-dev
       python3 python3-matplotlib time

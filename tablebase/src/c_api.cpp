@@ -152,6 +152,47 @@ mtb_error guarded(F&& f) {
   }
 }
 
+// A full probe of p (South to move) into *out and, capacity >= 0, moves[0..*count):
+// the body of mtb_probe, mtb_probe_moves and mtb_probe_pits (fn names the call in
+// messages).
+mtb_error probe_into(mtb_tables* tb, const mancala::Variant& v, const mancala::Position& p, const char* fn,
+                     mtb_result* out, mtb_ranked_move* moves, int capacity, int* count) {
+  auto r = tb->tb->probe(v, p);
+  if (!r) return from_table_error(r.error());
+  out->kind = v.kind() == mancala::GameKind::Score ? MTB_SCORE : MTB_WIN_LOSS;
+  out->value = c_value(v.kind(), r->value);
+  out->plies = c_plies(v.kind(), r->value);
+  out->distances = r->distances ? 1 : 0;
+  out->distance = r->distance;
+  // The numbers of a move, the same in both forms of the moves.
+  auto numbers = [&](const mancala::MoveValue& m, auto& cm) {
+    cm.value = c_value(v.kind(), m.value);
+    cm.gain_mover = m.child.gain_mover;
+    cm.gain_opponent = m.child.gain_opponent;
+    cm.distance = m.distance;
+  };
+  for (const auto& m : r->moves) {
+    if (out->move_count >= MTB_MAX_MOVES) break;
+    mtb_move& cm = out->moves[out->move_count++];
+    std::strncpy(cm.name, v.move_name(m.move).c_str(), MTB_MOVE_NAME - 1);
+    numbers(m, cm);
+  }
+  if (capacity < 0) return MTB_OK;
+  *count = static_cast<int>(r->moves.size());
+  if (r->moves.size() > static_cast<std::size_t>(capacity))
+    return fail(MTB_ERR_ARGUMENT, std::string(fn) + ": " + std::to_string(r->moves.size()) + " moves, room for " +
+                                      std::to_string(capacity));
+  for (std::size_t k = 0; k < r->moves.size(); ++k) {
+    const auto& m = r->moves[k];
+    mtb_ranked_move& cm = moves[k];
+    std::memset(&cm, 0, sizeof cm);
+    if (!put_text(cm.move, v.move_name(m.move))) return fail(MTB_ERR_INTERNAL, std::string(fn) + ": a move name beyond MTB_MOVE_TEXT");
+    numbers(m, cm);
+  }
+  return MTB_OK;
+}
+
+
 }  // namespace
 
 extern "C" {
@@ -207,39 +248,22 @@ mtb_error mtb_probe_moves(mtb_tables* tb, const char* position, mtb_result* out,
     std::memset(out, 0, sizeof *out);
     auto pp = mancala::parse_position(position);
     if (!pp) return fail(MTB_ERR_POSITION, pp.error().message);
-    const auto& v = *pp->variant;
-    auto r = tb->tb->probe(v, pp->position);
-    if (!r) return from_table_error(r.error());
-    out->kind = v.kind() == mancala::GameKind::Score ? MTB_SCORE : MTB_WIN_LOSS;
-    out->value = c_value(v.kind(), r->value);
-    out->plies = c_plies(v.kind(), r->value);
-    out->distances = r->distances ? 1 : 0;
-    out->distance = r->distance;
-    for (const auto& m : r->moves) {
-      if (out->move_count >= MTB_MAX_MOVES) break;
-      mtb_move& cm = out->moves[out->move_count++];
-      std::strncpy(cm.name, v.move_name(m.move).c_str(), MTB_MOVE_NAME - 1);
-      cm.value = c_value(v.kind(), m.value);
-      cm.gain_mover = m.child.gain_mover;
-      cm.gain_opponent = m.child.gain_opponent;
-      cm.distance = m.distance;
-    }
-    if (capacity < 0) return MTB_OK;
-    *count = static_cast<int>(r->moves.size());
-    if (r->moves.size() > static_cast<std::size_t>(capacity))
-      return fail(MTB_ERR_ARGUMENT, "mtb_probe_moves: " + std::to_string(r->moves.size()) + " moves, room for " +
-                                        std::to_string(capacity));
-    for (std::size_t k = 0; k < r->moves.size(); ++k) {
-      const auto& m = r->moves[k];
-      mtb_ranked_move& cm = moves[k];
-      std::memset(&cm, 0, sizeof cm);
-      if (!put_text(cm.move, v.move_name(m.move))) return fail(MTB_ERR_INTERNAL, "mtb_probe_moves: a move name beyond MTB_MOVE_TEXT");
-      cm.value = c_value(v.kind(), m.value);
-      cm.gain_mover = m.child.gain_mover;
-      cm.gain_opponent = m.child.gain_opponent;
-      cm.distance = m.distance;
-    }
-    return MTB_OK;
+    return probe_into(tb, *pp->variant, pp->position, fn, out, moves, capacity, count);
+  });
+}
+
+mtb_error mtb_probe_pits(mtb_tables* tb, int variant, const int* pits, const int* marks, int side, mtb_result* out,
+                         mtb_ranked_move* moves, int capacity, int* count) {
+  return guarded([&] {
+    if (!tb || !pits || !out || capacity < 0 || !count || (capacity > 0 && !moves))
+      return fail(MTB_ERR_ARGUMENT, capacity < 0 ? "mtb_probe_pits: capacity " + std::to_string(capacity) + " below 0"
+                                                 : std::string("mtb_probe_pits: NULL argument"));
+    std::memset(out, 0, sizeof *out);
+    const mancala::Variant* v = variant_of(tb, variant, "mtb_probe_pits");
+    if (!v) return MTB_ERR_ARGUMENT;
+    mancala::Position p;
+    if (mtb_error e = position_of(*v, pits, marks, side, "mtb_probe_pits: ", p); e != MTB_OK) return e;
+    return probe_into(tb, *v, p, "mtb_probe_pits", out, moves, capacity, count);
   });
 }
 

@@ -6,9 +6,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 #include <zstd.h>
 
-#include <boost/crc.hpp>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -22,10 +22,19 @@ namespace mancala {
 
 namespace fs = std::filesystem;
 
+// zlib's CRC-32 (the same polynomial and bits as Boost.CRC's crc_32_type, which wrote
+// the files before; about 10x faster than its byte-at-a-time loop: the first probe of
+// each block checks the block's CRC). zlib takes lengths in uInt: long runs in pieces.
 std::uint32_t crc32(const void* data, std::size_t n) {
-  boost::crc_32_type c;
-  c.process_bytes(data, n);
-  return c.checksum();
+  uLong c = ::crc32(0L, Z_NULL, 0);
+  const auto* p = static_cast<const Bytef*>(data);
+  for (constexpr std::size_t kPiece = std::size_t{1} << 30; n > 0;) {
+    const std::size_t k = std::min(n, kPiece);
+    c = ::crc32(c, p, static_cast<uInt>(k));
+    p += k;
+    n -= k;
+  }
+  return static_cast<std::uint32_t>(c);
 }
 
 std::string table_file_name(const std::string& variant, const ClassKey& key, TableContent content) {
@@ -520,22 +529,18 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
   const std::size_t b = static_cast<std::size_t>(i >> block_shift_);
   if (!((checked_[b / 64].load(std::memory_order_acquire) >> (b % 64)) & 1))
     if (auto ok = check_block(b); !ok) return std::unexpected(ok.error());
-  const std::uint32_t r = static_cast<std::uint32_t>(i & (h.block_positions - 1));
-  const std::uint32_t u = r >> unit_shift_, j = r & (h.unit_positions - 1);
+  const std::uint32_t j = static_cast<std::uint32_t>(i & (h.unit_positions - 1));
   if (decode_.empty()) return h.symbol_values[j & (h.tuple - 1)];  // one symbol: no bits
-  const unsigned char* offs = map_ + offsets_at_;
-  const std::uint64_t o0 = get64(offs + 8 * b), o1 = get64(offs + 8 * (b + 1));
-  const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - (static_cast<std::uint64_t>(b) << block_shift_));
-  const std::uint32_t units = static_cast<std::uint32_t>((count + h.unit_positions - 1) >> unit_shift_);
-  const unsigned char* blk = map_ + data_start_ + o0;
-  const unsigned char* data = blk + 2 * (units - 1);
-  // Where the unit's codes most likely lie (the bytes shared evenly): their read
-  // starts now, beside that of the unit's start, instead of after it. (A prefetch
-  // here, in the page of the block's start, made single probes a third faster; the
-  // batch's stages load instead: see prefetch().)
-  __builtin_prefetch(data + (((o1 - o0 - 2 * (units - 1)) * u) >> (block_shift_ - unit_shift_)));  // (a full block's units)
-  const std::uint64_t start = u ? get16(blk + 2 * (u - 1)) : 0;
-  const std::uint64_t end = u + 1 < units ? get16(blk + 2 * u) : o1 - o0 - 2 * (units - 1);
+  const UnitPlace p = place(i);  // the block is checked: its unit starts fit it, in order
+  const std::uint32_t u = p.u;
+  const unsigned char* data = p.block + p.codes_at;
+  // Where the unit's codes most likely lie: their read starts now, beside that of the
+  // unit's start, instead of after it. (A prefetch here, in the page of the block's
+  // start, made single probes a third faster; the batch's stages load instead: see
+  // prefetch().)
+  __builtin_prefetch(data + guess(p));
+  const std::uint64_t start = u ? get16(p.block + 2 * (u - 1)) : 0;
+  const std::uint64_t end = u + 1 < p.units ? get16(p.block + 2 * u) : p.bytes - p.codes_at;
   std::uint64_t bit = start * 8;
   const std::uint64_t end_bit = end * 8;
   const std::uint32_t T = table_bits_, drop = 64 - T;
@@ -583,14 +588,10 @@ std::expected<void, TableError> TableFile::decode_unit(std::size_t b, std::size_
     for (std::uint64_t j = 0; j < count; ++j) out[j] = h.symbol_values[j & (h.tuple - 1)];
     return {};
   }
-  const unsigned char* offs = map_ + offsets_at_;
-  const std::uint64_t o0 = get64(offs + 8 * b), o1 = get64(offs + 8 * (b + 1));
-  const std::uint64_t bcount = std::min<std::uint64_t>(h.block_positions, h.positions - (static_cast<std::uint64_t>(b) << block_shift_));
-  const std::uint64_t units = (bcount + h.unit_positions - 1) >> unit_shift_;
-  const unsigned char* blk = map_ + data_start_ + o0;
-  const unsigned char* data = blk + 2 * (units - 1);
-  const std::uint64_t start = u ? get16(blk + 2 * (u - 1)) : 0;
-  const std::uint64_t end = u + 1 < units ? get16(blk + 2 * u) : o1 - o0 - 2 * (units - 1);
+  const UnitPlace p = place(first);  // the block is checked (read_block_into)
+  const unsigned char* data = p.block + p.codes_at;
+  const std::uint64_t start = u ? get16(p.block + 2 * (u - 1)) : 0;
+  const std::uint64_t end = u + 1 < p.units ? get16(p.block + 2 * u) : p.bytes - p.codes_at;
   std::uint64_t bit = start * 8;
   const std::uint32_t drop = 64 - table_bits_;
   for (std::uint64_t j = 0; j < count;) {

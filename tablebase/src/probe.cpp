@@ -240,8 +240,12 @@ std::expected<void, TableError> Tablebase::values(const Variant& v, std::span<co
   return entries(v, ps, out, TableContent::Values, failed);
 }
 
-// Three passes over each group of kBatch positions: rank each and start reading its
-// block's offsets; start reading each unit; decode each. A position that fails stops
+// Five passes over each group of kBatch positions: rank each; read each block's
+// offsets; read each unit's start and likely bytes; read the bytes its start gives;
+// decode each. The reads of a pass
+// follow one another with little work between them, so their cache misses are all
+// under way at once: when the ranking sat between them, the processor's window held
+// the work of two or three positions and as many misses. A position that fails stops
 // the first pass; the positions before it are still decoded.
 std::expected<void, TableError> Tablebase::entries(const Variant& v, std::span<const Position> ps, std::span<Value> out,
                                                    TableContent content, std::size_t* failed) const {
@@ -265,9 +269,10 @@ std::expected<void, TableError> Tablebase::entries(const Variant& v, std::span<c
       }
       t[ready] = *x;
       at[ready] = idx.rank(p);
-      t[ready]->prefetch(at[ready]);
     }
+    for (std::size_t k = 0; k < ready; ++k) t[k]->prefetch(at[k]);
     for (std::size_t k = 0; k < ready; ++k) t[k]->prefetch_unit(at[k]);
+    for (std::size_t k = 0; k < ready; ++k) t[k]->prefetch_codes(at[k]);
     for (std::size_t k = 0; k < ready; ++k) {
       auto e = t[k]->value(at[k]);
       if (!e) {

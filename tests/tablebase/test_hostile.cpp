@@ -1,6 +1,7 @@
 // Table files from a hostile or broken disk (issue 15): every file here is crafted
 // by the test (fields edited, checksums recomputed) and must give a clean error,
 // never a crash, a hang, a huge allocation or a value other than the intact table's.
+#include <cstring>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <zstd.h>
@@ -262,6 +263,14 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
     write_bytes(f, b);
     auto t = TableFile::open(f, *v, key);
     ASSERT_TRUE(t) << t.error().message;
+    // The batch's stages read a block before its checksum is checked: never past it
+    // (a sanitizer build sees any read beyond the mapping).
+    const Index B = kDefaultUnitPositions * kDefaultUnitsPerBlock;
+    for (Index i = B; i < 2 * B; i += kDefaultUnitPositions / 2) {
+      (*t)->prefetch(i);
+      (*t)->prefetch_unit(i);
+      (*t)->prefetch_codes(i);
+    }
     auto all = (*t)->read_all();
     ASSERT_FALSE(all);
     EXPECT_EQ(all.error().code, TableError::Corrupt) << all.error().message;
@@ -269,6 +278,26 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
     ASSERT_FALSE(x);
     EXPECT_EQ(x.error().code, TableError::Corrupt) << x.error().message;
     EXPECT_TRUE((*t)->value(5));  // block 0 is intact
+  }
+  // A block whose unit starts all point past its end (its checksum recomputed): the
+  // stages stay inside the file, and its values are Corrupt.
+  {
+    auto b = good;
+    const std::uint64_t o1 = tb::get64(b, l.offsets + 8);
+    for (std::uint64_t k = 0; k < 2 * (kDefaultUnitsPerBlock - 1); ++k) b[l.data + o1 + k] = 0xFF;
+    tb::fix_checksums(b);
+    write_bytes(f, b);
+    auto t = TableFile::open(f, *v, key);
+    ASSERT_TRUE(t) << t.error().message;
+    const Index B = kDefaultUnitPositions * kDefaultUnitsPerBlock;
+    for (Index i = B; i < 2 * B; i += kDefaultUnitPositions / 2) {
+      (*t)->prefetch(i);
+      (*t)->prefetch_unit(i);
+      (*t)->prefetch_codes(i);
+    }
+    auto x = (*t)->value(B + 5 * kDefaultUnitPositions);
+    ASSERT_FALSE(x);
+    EXPECT_EQ(x.error().code, TableError::Corrupt) << x.error().message;
   }
 }
 
@@ -608,5 +637,51 @@ TEST(Hostile, ProbeMovesGivesEveryMoveWhole) {
     EXPECT_EQ(moves[static_cast<std::size_t>(k)].value, a.moves[k].value);
   }
   EXPECT_EQ(mtb_probe_moves(h, pos, &b, nullptr, 1, &count), MTB_ERR_ARGUMENT);
+  mtb_close(h);
+}
+
+// mtb_probe_pits gives what mtb_probe_moves gives for the same position as text (both
+// sides to move), and refuses bad arguments.
+TEST(Hostile, ProbePitsAgreesWithProbeMoves) {
+  TempDir d;
+  gen("oware", 6, d.path);
+  const VariantPtr v = variant("oware");
+  mtb_tables* h = nullptr;
+  ASSERT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
+  int oware = -1;
+  ASSERT_EQ(mtb_variant(h, "oware", &oware, nullptr), MTB_OK);
+  std::vector<Position> ps;
+  for (int seeds = 1; seeds <= 6; ++seeds) {
+    const ClassIndex idx(*v, ClassKey{0, seeds});
+    for (Index r = 0; r < idx.size(); r += 97) ps.push_back(idx.unrank(r));
+  }
+  for (const Position& p : ps)
+    for (const Side side : {Side::South, Side::North}) {
+      const std::string text = format_position(*v, p, side);
+      const Position absolute = side == Side::South ? p : v->rotate(p);
+      int board[12];
+      for (int i = 0; i < 12; ++i) board[i] = absolute.pits[static_cast<std::size_t>(i)];
+      mtb_result a{}, b{};
+      mtb_ranked_move ma[12], mb[12];
+      int na = -1, nb = -1;
+      ASSERT_EQ(mtb_probe_moves(h, text.c_str(), &a, ma, 12, &na), MTB_OK) << text;
+      ASSERT_EQ(mtb_probe_pits(h, oware, board, nullptr, side == Side::North, &b, mb, 12, &nb), MTB_OK) << text;
+      EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0) << text;
+      ASSERT_EQ(na, nb) << text;
+      for (int k = 0; k < na; ++k) {
+        EXPECT_STREQ(ma[k].move, mb[k].move) << text;
+        EXPECT_EQ(ma[k].value, mb[k].value) << text;
+        EXPECT_EQ(ma[k].gain_mover, mb[k].gain_mover) << text;
+      }
+    }
+  int board[12] = {1, 0, 2, 0, 0, 1, 0, 1, 0, 1, 0, 0};
+  mtb_result r{};
+  int count = -1;
+  EXPECT_EQ(mtb_probe_pits(h, oware, board, nullptr, 0, &r, nullptr, 0, &count), MTB_ERR_ARGUMENT);
+  EXPECT_GT(count, 0);  // the count alone
+  EXPECT_EQ(mtb_probe_pits(h, oware, board, nullptr, 0, &r, nullptr, -1, &count), MTB_ERR_ARGUMENT);
+  EXPECT_EQ(mtb_probe_pits(h, 9, board, nullptr, 0, &r, nullptr, 0, &count), MTB_ERR_ARGUMENT);
+  board[0] = -1;
+  EXPECT_EQ(mtb_probe_pits(h, oware, board, nullptr, 0, &r, nullptr, 0, &count), MTB_ERR_POSITION);
   mtb_close(h);
 }

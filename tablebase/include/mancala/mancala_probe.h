@@ -49,10 +49,10 @@ extern "C" {
 #endif
 
 /* Version of this C interface (its ABI); the library's own version is mtb_version(). */
-/* 2.2: mtb_values_pits, mtb_probe_moves; 2.1: mtb_variant, mtb_value_pits; 2.0: distances in mtb_move and mtb_result (their layout
+/* 2.3: mtb_probe_pits; 2.2: mtb_values_pits, mtb_probe_moves; 2.1: mtb_variant, mtb_value_pits; 2.0: distances in mtb_move and mtb_result (their layout
    changed); 1.1: mtb_moves, mtb_play. */
 #define MTB_VERSION_MAJOR 2
-#define MTB_VERSION_MINOR 2
+#define MTB_VERSION_MINOR 3
 #define MTB_MAX_MOVES 64
 #define MTB_MOVE_NAME 32 /* mtb_move.name: an Enkeshui name of 7 or more lap choices may be cut */
 /* Room for any move name with its NUL ("23:cw" and 19 choices ",ccw": 82 bytes). */
@@ -226,6 +226,14 @@ MTB_API mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, c
    values[0..K) are set. Thread-safe like mtb_value_pits. */
 MTB_API mtb_error mtb_values_pits(mtb_tables* tb, int variant, int count, const int* pits, const int* marks,
                                   const int* sides, int* values, int* plies);
+/* A full probe of a position given as numbers (since 2.3): *out as mtb_probe fills it,
+   and every move, best first, whole, in moves[0..*count) as mtb_probe_moves writes them
+   (capacity >= 0; moves may be NULL with capacity 0 to ask the count only, then
+   MTB_ERR_ARGUMENT with *count set). The position as mtb_value_pits takes it; errors
+   as mtb_value_pits and mtb_probe_moves. An engine that holds its board as numbers
+   needs no text to get every move's value. Thread-safe like mtb_probe. */
+MTB_API mtb_error mtb_probe_pits(mtb_tables* tb, int variant, const int* pits, const int* marks, int side,
+                                 mtb_result* out, mtb_ranked_move* moves, int capacity, int* count);
 
 #ifdef __cplusplus
 }

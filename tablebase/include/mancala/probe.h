@@ -122,7 +122,7 @@ class Tablebase {
   std::expected<Value, TableError> value(const Variant& v, const Position& p, const ClassKey& key) const;
   // The values of many tabled positions (each South to move) at once: out[k] =
   // value(v, ps[k]), out.size() >= ps.size(). The reads of up to kBatch positions are
-  // started (TableFile::prefetch, prefetch_unit) before any is decoded, so their cache
+  // started (TableFile::prefetch, prefetch_unit, prefetch_codes) before any is decoded, so their cache
   // misses overlap: an engine's children, a bulk call. On the first position that
   // fails, stops with its error and sets *failed to its number (out[0..*failed) are
   // set); probe() values the children of a position through it.
