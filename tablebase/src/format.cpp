@@ -611,15 +611,26 @@ std::expected<void, TableError> TableFile::read_block_into(std::size_t b, std::v
   const TableHeader& h = header_;
   if (b >= h.blocks()) return std::unexpected(TableError{TableError::BadPosition, "block out of range"});
   if (auto ok = check_block(b); !ok) return std::unexpected(ok.error());
-  std::vector<std::uint16_t> unit(h.unit_positions);
+  std::uint16_t unit[kMaxUnitPositions];
   const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - (static_cast<std::uint64_t>(b) << block_shift_));
+  // The block's room made at once and filled in place (it grew a byte at a time: the
+  // search reads thousands of blocks).
+  const std::size_t before = out.size(), w = h.value_width;
+  out.resize(before + static_cast<std::size_t>(count) * w);
+  std::uint8_t* dst = out.data() + before;
   for (std::size_t u = 0; (static_cast<std::uint64_t>(u) << unit_shift_) < count; ++u) {
-    if (auto ok = decode_unit(b, u, unit.data()); !ok) return std::unexpected(ok.error());
-    const std::uint64_t n = std::min<std::uint64_t>(h.unit_positions, count - (static_cast<std::uint64_t>(u) << unit_shift_));
-    for (std::uint64_t j = 0; j < n; ++j) {
-      out.push_back(static_cast<std::uint8_t>(unit[j]));
-      if (h.value_width == 2) out.push_back(static_cast<std::uint8_t>(unit[j] >> 8));
+    if (auto ok = decode_unit(b, u, unit); !ok) {
+      out.resize(before);
+      return std::unexpected(ok.error());
     }
+    const std::uint64_t n = std::min<std::uint64_t>(h.unit_positions, count - (static_cast<std::uint64_t>(u) << unit_shift_));
+    if (w == 1)
+      for (std::uint64_t j = 0; j < n; ++j) *dst++ = static_cast<std::uint8_t>(unit[j]);
+    else
+      for (std::uint64_t j = 0; j < n; ++j) {
+        *dst++ = static_cast<std::uint8_t>(unit[j]);
+        *dst++ = static_cast<std::uint8_t>(unit[j] >> 8);
+      }
   }
   return {};
 }
