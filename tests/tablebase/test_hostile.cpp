@@ -9,6 +9,7 @@
 #include <chrono>
 #include <functional>
 #include <numeric>
+#include <tuple>
 
 #include <sys/stat.h>
 
@@ -246,6 +247,21 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
     EXPECT_NE(std::string(mtb_last_error(h)).find(f.filename().string()), std::string::npos);
     mtb_close(h);
   }
+  // Writes b (its checksums recomputed), opens it as class `key` and runs the batch's
+  // stages over block 1: they read a block before its checksum is checked, and never
+  // past it (a sanitizer build sees any read beyond the mapping).
+  const Index B = kDefaultUnitPositions * kDefaultUnitsPerBlock;
+  auto open_and_stage = [&](std::vector<std::uint8_t>& b) {
+    tb::fix_checksums(b);
+    write_bytes(f, b);
+    auto t = TableFile::open(f, *v, key);
+    for (Index i = B; t && i < 2 * B; i += kDefaultUnitPositions / 2) {
+      (*t)->prefetch(i);
+      (*t)->prefetch_unit(i);
+      (*t)->prefetch_codes(i);
+    }
+    return t;
+  };
   // A block whose units end before its positions (its checksum recomputed): block
   // 1's units cut to their starts and one byte; reading it is Corrupt, never a value
   // from beyond the unit.
@@ -259,22 +275,12 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
     const std::int64_t shrink = static_cast<std::int64_t>(o2 - o1) - static_cast<std::int64_t>(cut.size());
     for (std::uint64_t k = 2; k <= l.blocks; ++k)
       tb::put64(b, l.offsets + 8 * k, tb::get64(b, l.offsets + 8 * k) - static_cast<std::uint64_t>(shrink));
-    tb::fix_checksums(b);
-    write_bytes(f, b);
-    auto t = TableFile::open(f, *v, key);
+    auto t = open_and_stage(b);
     ASSERT_TRUE(t) << t.error().message;
-    // The batch's stages read a block before its checksum is checked: never past it
-    // (a sanitizer build sees any read beyond the mapping).
-    const Index B = kDefaultUnitPositions * kDefaultUnitsPerBlock;
-    for (Index i = B; i < 2 * B; i += kDefaultUnitPositions / 2) {
-      (*t)->prefetch(i);
-      (*t)->prefetch_unit(i);
-      (*t)->prefetch_codes(i);
-    }
     auto all = (*t)->read_all();
     ASSERT_FALSE(all);
     EXPECT_EQ(all.error().code, TableError::Corrupt) << all.error().message;
-    auto x = (*t)->value(kDefaultUnitPositions * kDefaultUnitsPerBlock + 5);
+    auto x = (*t)->value(B + 5);
     ASSERT_FALSE(x);
     EXPECT_EQ(x.error().code, TableError::Corrupt) << x.error().message;
     EXPECT_TRUE((*t)->value(5));  // block 0 is intact
@@ -285,16 +291,8 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
     auto b = good;
     const std::uint64_t o1 = tb::get64(b, l.offsets + 8);
     for (std::uint64_t k = 0; k < 2 * (kDefaultUnitsPerBlock - 1); ++k) b[l.data + o1 + k] = 0xFF;
-    tb::fix_checksums(b);
-    write_bytes(f, b);
-    auto t = TableFile::open(f, *v, key);
+    auto t = open_and_stage(b);
     ASSERT_TRUE(t) << t.error().message;
-    const Index B = kDefaultUnitPositions * kDefaultUnitsPerBlock;
-    for (Index i = B; i < 2 * B; i += kDefaultUnitPositions / 2) {
-      (*t)->prefetch(i);
-      (*t)->prefetch_unit(i);
-      (*t)->prefetch_codes(i);
-    }
     auto x = (*t)->value(B + 5 * kDefaultUnitPositions);
     ASSERT_FALSE(x);
     EXPECT_EQ(x.error().code, TableError::Corrupt) << x.error().message;
@@ -569,16 +567,30 @@ TEST(Hostile, ValuePitsAgreesWithValue) {
   mtb_close(h);
 }
 
+// Oware's tables up to 6 seeds in a temporary folder, open through the C API, and
+// Oware's variant number on that handle.
+struct OwareHandle {
+  TempDir d;
+  mtb_tables* h = nullptr;
+  int oware = -1;
+  OwareHandle() {
+    gen("oware", 6, d.path);
+    EXPECT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
+    if (h) {
+      EXPECT_EQ(mtb_variant(h, "oware", &oware, nullptr), MTB_OK);
+    }
+  }
+  ~OwareHandle() { mtb_close(h); }
+  // The handle, the variant's number and the variant.
+  std::tuple<mtb_tables*, int, VariantPtr> parts() const { return {h, oware, variant("oware")}; }
+};
+
 // mtb_values_pits answers for each position of a batch what mtb_value_pits answers
 // (groups longer than one batch, both sides), and stops at a bad position naming it.
 TEST(Hostile, ValuesPitsAgreesWithValuePits) {
-  TempDir d;
-  gen("oware", 6, d.path);
-  const VariantPtr v = variant("oware");
-  mtb_tables* h = nullptr;
-  ASSERT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
-  int oware = -1;
-  ASSERT_EQ(mtb_variant(h, "oware", &oware, nullptr), MTB_OK);
+  const OwareHandle o;
+  ASSERT_GE(o.oware, 0);
+  const auto [h, oware, v] = o.parts();
   std::vector<int> boards, sides, want, want_plies;
   for (int seeds = 0; seeds <= 6; ++seeds) {
     const ClassIndex idx(*v, ClassKey{0, seeds});
@@ -612,7 +624,6 @@ TEST(Hostile, ValuesPitsAgreesWithValuePits) {
   EXPECT_NE(std::string(mtb_last_error(h)).find("position 150"), std::string::npos) << mtb_last_error(h);
   EXPECT_EQ(mtb_values_pits(h, oware, -1, boards.data(), nullptr, nullptr, got.data(), nullptr), MTB_ERR_ARGUMENT);
   EXPECT_EQ(mtb_values_pits(h, oware, 0, nullptr, nullptr, nullptr, nullptr, nullptr), MTB_OK);
-  mtb_close(h);
 }
 
 // mtb_probe_moves gives every move whole, as mtb_probe ranks them, and the count
@@ -643,13 +654,9 @@ TEST(Hostile, ProbeMovesGivesEveryMoveWhole) {
 // mtb_probe_pits gives what mtb_probe_moves gives for the same position as text (both
 // sides to move), and refuses bad arguments.
 TEST(Hostile, ProbePitsAgreesWithProbeMoves) {
-  TempDir d;
-  gen("oware", 6, d.path);
-  const VariantPtr v = variant("oware");
-  mtb_tables* h = nullptr;
-  ASSERT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
-  int oware = -1;
-  ASSERT_EQ(mtb_variant(h, "oware", &oware, nullptr), MTB_OK);
+  const OwareHandle o;
+  ASSERT_GE(o.oware, 0);
+  const auto [h, oware, v] = o.parts();
   std::vector<Position> ps;
   for (int seeds = 1; seeds <= 6; ++seeds) {
     const ClassIndex idx(*v, ClassKey{0, seeds});
@@ -683,5 +690,4 @@ TEST(Hostile, ProbePitsAgreesWithProbeMoves) {
   EXPECT_EQ(mtb_probe_pits(h, 9, board, nullptr, 0, &r, nullptr, 0, &count), MTB_ERR_ARGUMENT);
   board[0] = -1;
   EXPECT_EQ(mtb_probe_pits(h, oware, board, nullptr, 0, &r, nullptr, 0, &count), MTB_ERR_POSITION);
-  mtb_close(h);
 }
