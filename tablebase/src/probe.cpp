@@ -242,11 +242,11 @@ std::expected<void, TableError> Tablebase::values(const Variant& v, std::span<co
 
 // Five passes over each group of kBatch positions: rank each; read each block's
 // offsets; read each unit's start and likely bytes; read the bytes its start gives;
-// decode each. The reads of a pass
-// follow one another with little work between them, so their cache misses are all
-// under way at once: when the ranking sat between them, the processor's window held
-// the work of two or three positions and as many misses. A position that fails stops
-// the first pass; the positions before it are still decoded.
+// decode each. The reads of a pass follow one another with little work between them,
+// so their cache misses are all under way at once: when the ranking sat between them,
+// the processor's window held the work of two or three positions and as many misses.
+// A position that fails stops the first pass; the positions before it are still
+// decoded.
 std::expected<void, TableError> Tablebase::entries(const Variant& v, std::span<const Position> ps, std::span<Value> out,
                                                    TableContent content, std::size_t* failed) const {
   const TableFile* t[kBatch];

@@ -220,8 +220,8 @@ MTB_API mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, c
    NULL (all South to move) or sides[k]; values[k], and plies[k] when plies is not
    NULL, receive what mtb_value_pits gives for it. The memory reads of up to 16
    positions are started before any is decoded, so their cache misses overlap: on
-   tables larger than the processor's cache, several times the rate of one call a
-   position (an engine valuing the children of a node; a scan). Stops at the first
+   tables larger than the processor's cache, about twice the rate of one call a
+   position (results/probe.md; an engine valuing the children of a node; a scan). Stops at the first
    position that fails, with its error; mtb_last_error names it ("position K: ...");
    values[0..K) are set. Thread-safe like mtb_value_pits. */
 MTB_API mtb_error mtb_values_pits(mtb_tables* tb, int variant, int count, const int* pits, const int* marks,
