@@ -154,7 +154,12 @@ class KalahEngine final : public Engine {
       TTData t;
       t.lo = r <= alpha0 ? floor : r;   // fail low: v <= r
       t.hi = r >= beta ? bound : r;     // fail high: v >= r
-      t.best = best_i;
+      // A fail low names no best move: every move failed, and the one of the largest
+      // bound is a poor guess; the entry keeps the move an earlier search stored
+      // (TranspositionTable::store). Positions searched over the 20-seed tables, one
+      // thread: Kalah(6,4) 12.02 M -> 11.26 M, Kalah(6,4) standard 29.92 M -> 28.76 M,
+      // Kalah(5,5) 28.36 M -> 27.97 M; Kalah(6,3) and (5,4) 1-2 % more (55.9 k, 366 k).
+      t.best = r <= alpha0 ? -1 : best_i;
       t.depth = depth;
       t.effort = static_cast<int>(std::bit_width(c.nodes - nodes0));
       tt.store(h, t, here_near);
