@@ -7,6 +7,7 @@
 #include <tbb/task_arena.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <limits>
 #include <mutex>
@@ -33,12 +34,13 @@ template <class Rules>
 class DistanceSolver {
  public:
   DistanceSolver(const Rules& rules, const ClassValues& values, const SolvedClasses& solved, const SolveOptions& opt,
-                 const std::vector<std::int8_t>* best_exits, DistanceScratch& scratch)
+                 const std::vector<std::int8_t>* best_exits, DistanceScratch& scratch, KeptChildren* kept)
       : rules_(rules), values_(values), index_(values.index()), solved_(solved), opt_(opt), n_(index_.size()),
         arena_(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic), dist_(scratch.dist),
         behind_(scratch.behind),
         best_exit_(best_exits && best_exits->size() == static_cast<std::size_t>(n_) ? best_exits->data() : nullptr),
-        parents_(scratch.parents), first_(scratch.first) {}
+        kept_(best_exit_ && kept && !kept->pieces.empty() ? kept : nullptr), parents_(scratch.parents),
+        first_(scratch.first) {}
 
   Result<std::vector<std::uint8_t>> run() {
     if (n_ >= kAhead)
@@ -108,14 +110,16 @@ class DistanceSolver {
   // optimal in-class children, the edges of the undecided positions (counted by child
   // in first_). With the value solve's best exits (SolveOptions::best_exits) no exit is
   // read again, and a position of the side ahead whose best exit is its value plays no
-  // move. Positions go in batches of kBatch: their in-class children are ranked and
-  // their values and edge counts prefetched first, then read (random places in the
-  // class: the misses of a batch overlap; Oware up to 14 spent 3/4 of this pass
-  // waiting for them one at a time).
+  // move; with its kept in-class children (SolveOptions::kept_children) the positions
+  // of a listed piece play none at all. Positions go in batches of kBatch: their
+  // in-class children are ranked and their values and edge counts prefetched first,
+  // then read (random places in the class: the misses of a batch overlap; Oware up to
+  // 14 spent 3/4 of this pass waiting for them one at a time).
   static constexpr std::size_t kBatch = 16;
+  static constexpr Index kPiece = KeptChildren::kPiece;
   void first_pass() {
     arena_.execute([&] {
-      tbb::parallel_for(tbb::blocked_range<Index>(0, n_, 4096), [&](const tbb::blocked_range<Index>& r) {
+      tbb::parallel_for(tbb::blocked_range<Index>(0, (n_ + kPiece - 1) / kPiece), [&](const tbb::blocked_range<Index>& r) {
         if (halted()) return;
         detail::ExitCache cache(solved_);
         std::vector<Child> kids;
@@ -167,48 +171,105 @@ class DistanceSolver {
           batch.clear();
           ranks.clear();
         };
-        index_.for_each(r.begin(), r.end(), [&](Index i, const Position& p) {
-          if (halted()) return;
-          const Value v = values_.get(i);
-          if (v == 0) return;  // distance 0
-          const auto u = static_cast<std::uint32_t>(i);
-          const std::int8_t kept = best_exit_ ? best_exit_[i] : kExitNone;
-          if (best_exit_) {
-            if (kept == kExitNoMove) {  // distance 0; its in-class parents' moves to it are worth 1
+        // Position u's in-class children (ranks from `from` on) join the batch.
+        auto pend = [&](std::uint32_t u, std::uint32_t from, Value v, Value exit) {
+          batch.push_back(Pending{u, from, static_cast<std::uint32_t>(ranks.size()), v, exit});
+          if (batch.size() == kBatch) flush();
+        };
+        auto add_rank = [&](std::uint32_t ci) {
+          __builtin_prefetch(vals + ci * width);
+          __builtin_prefetch(&first_[ci], 1);
+          ranks.push_back(ci);
+        };
+        // What the value and the best exit alone decide: true when u needs no move.
+        auto settled = [&](std::uint32_t u, Value v, std::int8_t kept) {
+          if (v == 0) return true;  // distance 0
+          if (!best_exit_) return false;
+          if (kept == kExitNoMove) {  // distance 0; its in-class parents' moves to it are worth 1
+            behind_[u] = kGameOver;
+            over.push_back(u);
+            return true;
+          }
+          if (v > 0 && kept == v) {
+            dist_[u] = 1;
+            ones.push_back(u);
+            return true;
+          }
+          return false;
+        };
+        // The positions [from, to) of a piece not listed: their moves played.
+        auto play = [&](Index from, Index to) {
+          index_.for_each(from, to, [&](Index i, const Position& p) {
+            if (halted()) return;
+            const auto u = static_cast<std::uint32_t>(i);
+            const Value v = values_.get(i);
+            const std::int8_t kept = best_exit_ ? best_exit_[i] : kExitNone;
+            if (settled(u, v, kept)) return;
+            rules_.Rules::children(p, kids);
+            if (kids.empty()) {
               behind_[u] = kGameOver;
               over.push_back(u);
               return;
             }
-            if (v > 0 && kept == v) {
-              dist_[u] = 1;
-              ones.push_back(u);
+            Value exit = best_exit_ && kept != kExitNone ? Value{kept} : kNoValue;
+            const auto start = static_cast<std::uint32_t>(ranks.size());
+            for (const Child& c : kids) {
+              if (in_class(c)) {
+                add_rank(static_cast<std::uint32_t>(index_.rank(c.next)));
+              } else if (!best_exit_) {
+                const auto x = exit_value(c, cache);
+                if (!x) return;
+                exit = std::max(exit, *x);
+              }
+            }
+            cache.release();
+            pend(u, start, v, exit);
+          });
+        };
+        // A listed piece: its entries' children from the list, then the positions
+        // without an entry, which the list says have no in-class move or need none
+        // (their best exit is their value). The list is freed.
+        auto listed = [&](Index from, Index to, KeptChildren::Piece& list) {
+          std::array<std::uint64_t, kPiece / 64> entered{};
+          std::size_t read = 0;
+          for (std::size_t e = 0; e < list.at.size() && !halted(); ++e) {
+            const std::size_t c = list.counts[e];
+            const auto u = static_cast<std::uint32_t>(from + list.at[e]);
+            entered[list.at[e] / 64] |= std::uint64_t{1} << (list.at[e] % 64);
+            const Value v = values_.get(u);
+            const std::int8_t kept = best_exit_[u];
+            if (!settled(u, v, kept)) {
+              const auto start = static_cast<std::uint32_t>(ranks.size());
+              for (std::size_t k = read; k < read + c; ++k) add_rank(list.ranks[k]);
+              pend(u, start, v, kept == kExitNone ? kNoValue : Value{kept});
+            }
+            read += c;
+          }
+          for (Index i = from; i < to && !halted(); ++i) {
+            if ((entered[(i - from) / 64] >> ((i - from) % 64)) & 1) continue;
+            const auto u = static_cast<std::uint32_t>(i);
+            const Value v = values_.get(i);
+            const std::int8_t kept = best_exit_[i];
+            if (settled(u, v, kept)) continue;
+            if (kept != v) {
+              fail(Error{Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + ": position " +
+                                              std::to_string(i) + " worth " + std::to_string(v) +
+                                              " has no in-class children listed and best exit " + std::to_string(kept)});
               return;
             }
+            dist_[u] = 1;  // every move leaves the class: an exit worth its value
+            ones.push_back(u);
           }
-          rules_.Rules::children(p, kids);
-          if (kids.empty()) {
-            behind_[u] = kGameOver;
-            over.push_back(u);
-            return;
-          }
-          Value exit = best_exit_ && kept != kExitNone ? Value{kept} : kNoValue;
-          const auto from = static_cast<std::uint32_t>(ranks.size());
-          for (const Child& c : kids) {
-            if (in_class(c)) {
-              const auto ci = static_cast<std::uint32_t>(index_.rank(c.next));
-              __builtin_prefetch(vals + ci * width);
-              __builtin_prefetch(&first_[ci], 1);
-              ranks.push_back(ci);
-            } else if (!best_exit_) {
-              const auto x = exit_value(c, cache);
-              if (!x) return;
-              exit = std::max(exit, *x);
-            }
-          }
-          cache.release();
-          batch.push_back(Pending{u, from, static_cast<std::uint32_t>(ranks.size()), v, exit});
-          if (batch.size() == kBatch) flush();
-        });
+          list = KeptChildren::Piece{};
+        };
+        for (Index k = r.begin(); k < r.end() && !halted(); ++k) {
+          const Index from = k * kPiece, to = std::min(n_, from + kPiece);
+          KeptChildren::Piece* list = kept_ && k < kept_->pieces.size() ? &kept_->pieces[static_cast<std::size_t>(k)] : nullptr;
+          if (list && list->listed)
+            listed(from, to, *list);
+          else
+            play(from, to);
+        }
         flush();
         std::lock_guard lock(mu_);
         edge_count_ += edges.size();
@@ -294,6 +355,7 @@ class DistanceSolver {
   std::vector<std::uint16_t>& dist_;   // 0: undecided (value not 0) or none (value 0, no move)
   std::vector<std::uint8_t>& behind_;  // the side behind: optimal in-class children not yet decided; kGameOver
   const std::int8_t* best_exit_;       // SolveOptions::best_exits of the value solve, or null
+  KeptChildren* kept_;                 // SolveOptions::kept_children of the value solve (with best_exit_), or null
   std::vector<std::vector<Edge>> chunks_;  // the first pass's edges, a vector per task
   std::size_t edge_count_ = 0;
   std::vector<std::uint32_t>& parents_;  // the edges' parents by child (CSR)
@@ -306,13 +368,13 @@ class DistanceSolver {
 
 Result<std::vector<std::uint8_t>> solve_distances(const Variant& v, const ClassValues& values, const SolvedClasses& solved,
                                                   const SolveOptions& options, const std::vector<std::int8_t>* best_exits,
-                                                  DistanceScratch* scratch) {
+                                                  DistanceScratch* scratch, KeptChildren* kept) {
   if (!has_distance_tables(v)) return fail_with(Error::InvalidArgument, v.name() + " has no distance tables");
   if (!values.whole()) return fail_with(Error::Internal, "distances need the class's values in memory");
   return with_rules(v, [&](const auto& rules) {
     using R = std::decay_t<decltype(rules)>;
     DistanceScratch own;
-    return DistanceSolver<R>(rules, values, solved, options, best_exits, scratch ? *scratch : own).run();
+    return DistanceSolver<R>(rules, values, solved, options, best_exits, scratch ? *scratch : own, kept).run();
   });
 }
 

@@ -143,10 +143,11 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
   };
   // The distances of class `cls` (its exits in `solved`), unless its distance file is
   // already there: `found` when the value solve found them (SolveOptions::distances),
-  // else solve_distances. A class paged on the writer (mancala-tb-mpi's sharded
-  // classes) is read whole from its value file, written by then.
+  // else solve_distances (over the in-class children the sweeps kept, `kept`). A class
+  // paged on the writer (mancala-tb-mpi's sharded classes) is read whole from its
+  // value file, written by then.
   auto distances = [&](const ClassValues& paged, const std::vector<std::int8_t>* best_exits, bool last,
-                       std::vector<std::uint8_t>* found = nullptr) -> Result<void> {
+                       std::vector<std::uint8_t>* found = nullptr, KeptChildren* kept = nullptr) -> Result<void> {
     if (!with_distances || !hooks.writer) return {};
     if (auto w = distance_written(); !w) return w;
     const auto td = clock::now();
@@ -164,7 +165,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     so.threads = opt.threads;
     so.budget = opt.budget;
     auto d = found && !found->empty() ? Result<std::vector<std::uint8_t>>(std::move(*found))
-                                      : solve_distances(v, cls, solved, so, best_exits, store.budget() ? nullptr : &scratch);
+                                      : solve_distances(v, cls, solved, so, best_exits, store.budget() ? nullptr : &scratch, kept);
     if (!d) return std::unexpected(d.error());
     auto write = [&v, file, key = cls.index().key(), d = std::make_shared<const std::vector<std::uint8_t>>(std::move(*d)),
                   level = opt.zstd_level, subset = cls.index().subset()](int workers) -> std::expected<std::uint64_t, TableError> {
@@ -274,16 +275,18 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
       };
     std::vector<std::int8_t> best_exits;  // for the distances: no exit read twice
     std::vector<std::uint8_t> found;      // the distances, when the level method finds them
+    KeptChildren kept;                    // the in-class children, when the sweeps keep them
     if (with_distances && hooks.writer) {
       so.best_exits = &best_exits;
       so.distances = &found;
+      so.kept_children = &kept;
     }
     SolveStats stats;
     auto values = hooks.solve ? hooks.solve(n + 1, index, solved, so, stats) : solve_class(v, index, solved, so, &stats);
     if (!values) return std::unexpected(values.error());
     if (auto f = finish(); !f) return std::unexpected(f.error());  // the class before, written meanwhile
     store.add(solved, *values);
-    if (auto d = distances(**values, &best_exits, n + 1 == total, &found); !d) return std::unexpected(d.error());
+    if (auto d = distances(**values, &best_exits, n + 1 == total, &found, &kept); !d) return std::unexpected(d.error());
     std::vector<std::int8_t>().swap(best_exits);
     ++rep.classes_solved;
     rep.positions += (*values)->size();

@@ -202,6 +202,43 @@ TEST(Distances, LevelsFindTheSameDistancesAsTheirOwnSolver) {
   }
 }
 
+// The sweeps' kept in-class children (SolveOptions::kept_children) give the distances
+// that playing every move gives, class by class, on 1 and 2 threads; with room for
+// the kept ranks of only some pieces (rank_cache_bytes), listed and unlisted pieces
+// mix in one class.
+TEST(Distances, SweepsKeptChildrenGiveTheSameDistances) {
+  int unlisted = 0;
+  for (const auto& [spec, seeds] : {std::pair{"kotu-baendum", 6}, std::pair{"cenne:4:4", 6}, std::pair{"djenon-aboure", 7}}) {
+    const VariantPtr v = variant(spec);
+    for (const int threads : {1, 2}) {
+      SolvedClasses solved;
+      int listed = 0, compared = 0;
+      for (const ClassKey& k : v->solving_order(seeds)) {
+        SolveOptions so;
+        so.threads = threads;
+        so.method = SolveOptions::Method::Sweeps;
+        if (compared % 2) so.rank_cache_bytes = 16 << 10;
+        std::vector<std::int8_t> exits;
+        KeptChildren kept;
+        so.best_exits = &exits;
+        so.kept_children = &kept;
+        auto values = solve_class(*v, k, solved, so);
+        ASSERT_TRUE(values) << values.error().message;
+        for (const auto& piece : kept.pieces) (piece.listed ? listed : unlisted) += 1;
+        auto with = solve_distances(*v, **values, solved, so, &exits, nullptr, &kept);
+        ASSERT_TRUE(with) << with.error().message;
+        auto played = solve_distances(*v, **values, solved, so);
+        ASSERT_TRUE(played) << played.error().message;
+        EXPECT_TRUE(*with == *played) << spec << " class " << to_string(k, v->pits()) << ", " << threads << " threads";
+        ++compared;
+        solved.add(*values);
+      }
+      EXPECT_GT(listed, 0) << spec;
+    }
+  }
+  EXPECT_GT(unlisted, 0);
+}
+
 // Under a memory budget (generate --memory-mb) the distance arrays count: 8 MiB hold
 // the lower classes of Oware up to 10 whole beside the value solve of its class of 10
 // seeds (351,351 positions), not beside its distances (distance_bytes: 7 MB); the

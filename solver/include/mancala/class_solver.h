@@ -173,6 +173,10 @@ class ClassSolver {
         best_exit_ = opt_.best_exits->data();
       }
     }
+    if (opt_.kept_children) {
+      opt_.kept_children->pieces.clear();
+      if (ranks_ == 1 && method == Method::Sweeps && kind_ == GameKind::Score && best_exit_) kept_ = opt_.kept_children;
+    }
     if (opt_.distances) {
       opt_.distances->clear();
       if (ranks_ == 1 && method == Method::Levels && kind_ == GameKind::Score) {
@@ -189,6 +193,8 @@ class ClassSolver {
       case Method::Sweeps: out = sweeps(); break;
     }
     if (best_exit_ && (!out || exit_too_wide_.load())) opt_.best_exits->clear();
+    if (kept_ && (!out || !best_exit_ || exit_too_wide_.load())) kept_->pieces.clear();  // the distances need both
+    kept_ = nullptr;
     if (dist_ && !out) opt_.distances->clear();
     dist_ = nullptr;
     if (stats) {
@@ -269,6 +275,7 @@ class ClassSolver {
   }
   // SolveOptions::best_exits left empty (a class resumed from a checkpoint does not play pass 0).
   void drop_exits() {
+    kept_ = nullptr;  // nor does it list the in-class children
     if (!best_exit_) return;
     best_exit_ = nullptr;
     opt_.best_exits->clear();
@@ -917,7 +924,17 @@ class ClassSolver {
   // keeps what is left in the room freed. Kotu-baendum's 5 largest classes of 16
   // seeds (60.8 M and 67.9 M positions) at 1 GiB, 2 threads: 150 s with sweep 1
   // playing the moves again, 100 s with the lists from the file, 92 s with no bound.
+  //
+  // With distances (SolveOptions::kept_children) the lists are the distances' first
+  // pass's in-class children (distances.h), which then plays no move: a piece kept
+  // from sweep 0 on also keeps, in `closed` (KeptChildren::Piece, its offsets in the
+  // piece beside them), the entry of each position as it closes (sweep 0: those worth
+  // other than 0 that the distances need), and what is still open at the end joins
+  // them. The open lists, which the sweeps walk, stay as short as without; the room
+  // the closed entries hold counts in rank_cache_bytes. A piece not kept in sweep 0
+  // (no room, spilled) is not listed: the distances play its moves.
   static constexpr Index kPieceWords = 64;  // 4,096 positions
+  static_assert(kPieceWords * 64 == KeptChildren::kPiece, "a kept piece is a piece of KeptChildren");
   static constexpr std::size_t kAhead = 16;
   struct Piece {
     std::vector<std::uint8_t> counts;
@@ -926,11 +943,28 @@ class ClassSolver {
     bool spilled = false;  // its list of sweep 0 is in the spill file: counts, then ranks
     std::uint64_t spill_at = 0;
     std::uint32_t spill_counts = 0, spill_ranks = 0;
+    KeptChildren::Piece closed;  // with distances: the entries of the positions closed (listed: kept since sweep 0)
     std::uint64_t bytes() const { return counts.capacity() + ranks.capacity() * sizeof(std::uint32_t); }
   };
-  // Takes the list just built for a piece if it fits in what is left of the budget.
-  void keep_ranks(Piece& piece, std::vector<std::uint8_t>& counts, std::vector<std::uint32_t>& ranks) {
-    const std::uint64_t need = counts.size() + ranks.size() * sizeof(std::uint32_t);
+  // Whether closed position u (local) of a listed piece needs its entry for the
+  // distances: not when it is worth 0 or its best exit is its (positive) value.
+  template <class C>
+  bool needs_entry(Index u) {
+    const auto v = static_cast<Value>(sc_.value(codes<C>()[static_cast<std::size_t>(u)]));
+    return v != 0 && !(v > 0 && best_exit_[static_cast<std::size_t>(u)] == v);
+  }
+  // Adds the entry of local position u (in piece w0 / kPieceWords) to `to`.
+  static void add_entry(KeptChildren::Piece& to, Index u, Index w0, const std::uint32_t* ranks, std::size_t count) {
+    to.at.push_back(static_cast<std::uint16_t>(u - w0 * 64));
+    to.counts.push_back(static_cast<std::uint8_t>(count));
+    to.ranks.insert(to.ranks.end(), ranks, ranks + count);
+  }
+  // Takes the list just built for a piece if it fits in what is left of the budget
+  // (sweep 0 with distances: with the entries of the positions it closed, `closed`).
+  void keep_ranks(Piece& piece, std::vector<std::uint8_t>& counts, std::vector<std::uint32_t>& ranks,
+                  const KeptChildren::Piece* closed = nullptr) {
+    std::uint64_t need = counts.size() + ranks.size() * sizeof(std::uint32_t);
+    if (closed) need += closed->at.size() * 2 + closed->counts.size() + closed->ranks.size() * sizeof(std::uint32_t);
     std::uint64_t used = rank_bytes_.load(std::memory_order_relaxed);
     do {
       if (used + need > rank_cap_) return;
@@ -938,6 +972,12 @@ class ClassSolver {
     piece.counts.assign(counts.begin(), counts.end());  // exact sizes
     piece.ranks.assign(ranks.begin(), ranks.end());
     piece.kept = true;
+    if (closed) {
+      piece.closed.at.assign(closed->at.begin(), closed->at.end());
+      piece.closed.counts.assign(closed->counts.begin(), closed->counts.end());
+      piece.closed.ranks.assign(closed->ranks.begin(), closed->ranks.end());
+      piece.closed.listed = true;
+    }
   }
   // Writes the list of sweep 0 that did not fit in memory to the spill file.
   void spill_ranks(Piece& piece, const std::vector<std::uint8_t>& counts, const std::vector<std::uint32_t>& ranks) {
@@ -1021,6 +1061,7 @@ class ClassSolver {
       parallel(pieces, 1, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
         std::vector<std::uint8_t> counts;  // the list of a piece not kept yet
         std::vector<std::uint32_t> ranks;
+        KeptChildren::Piece closed;  // sweep 0 with distances: the entries of the positions it closes
         for (Index k = r.begin(); k < r.end(); ++k) {
           Piece& piece = pieces_[static_cast<std::size_t>(k)];
           const Index w0 = k * kPieceWords, w1 = std::min(words, w0 + kPieceWords);
@@ -1030,6 +1071,12 @@ class ClassSolver {
                              (rank_bytes_.load(std::memory_order_relaxed) < rank_cap_ || (round == 0 && spill_));
           counts.clear();
           ranks.clear();
+          const bool list_closed = kept_ && build && round == 0;
+          if (list_closed) {
+            closed.at.clear();
+            closed.counts.clear();
+            closed.ranks.clear();
+          }
           auto record = [&] {  // p stays open: its in-class children are ctx.ranks
             if (!build) return;
             counts.push_back(static_cast<std::uint8_t>(std::min<std::size_t>(ctx.ranks.size(), 255)));
@@ -1037,9 +1084,15 @@ class ClassSolver {
           };
           if (round == 0) {
             index_.for_each(begin_ + from, begin_ + to, [&](Index g, const Position& p) {
-              if (sweep_position<C>(g - begin_, p, true, ctx)) {
-                open_[static_cast<std::size_t>((g - begin_) / 64)] |= std::uint64_t{1} << ((g - begin_) % 64);
+              const Index u = g - begin_;
+              if (sweep_position<C>(u, p, true, ctx)) {
+                open_[static_cast<std::size_t>(u / 64)] |= std::uint64_t{1} << (u % 64);
                 record();
+              } else if (list_closed && best_exit_[static_cast<std::size_t>(u)] != kExitNoMove && !ctx.ranks.empty() &&
+                         needs_entry<C>(u)) {  // (ctx.ranks: this position's, it has moves)
+                closed.at.push_back(static_cast<std::uint16_t>(u - w0 * 64));
+                closed.counts.push_back(static_cast<std::uint8_t>(std::min<std::size_t>(ctx.ranks.size(), 255)));
+                for (Index ci : ctx.ranks) closed.ranks.push_back(static_cast<std::uint32_t>(ci));
               }
             });
           } else if (piece.kept) {
@@ -1066,8 +1119,9 @@ class ClassSolver {
               }
             }
           }
-          if (build && !stopped() && std::find(counts.begin(), counts.end(), std::uint8_t{255}) == counts.end()) {
-            keep_ranks(piece, counts, ranks);
+          if (build && !stopped() && std::find(counts.begin(), counts.end(), std::uint8_t{255}) == counts.end() &&
+              !(list_closed && std::find(closed.counts.begin(), closed.counts.end(), std::uint8_t{255}) != closed.counts.end())) {
+            keep_ranks(piece, counts, ranks, list_closed ? &closed : nullptr);
             if (!piece.kept && round == 0 && spill_ && !counts.empty()) spill_ranks(piece, counts, ranks);
           }
           report(to > from ? to - from : 0, round, undecided);
@@ -1089,12 +1143,39 @@ class ClassSolver {
       tr_.checkpoint(Method::Sweeps, round, bytes_of(codes), sizeof(C));
     }
     rounds_ = round + 1;
+    if (kept_) list_children<C>();
     std::vector<Piece>().swap(pieces_);
     spill_.reset();
     // The kept ranks are many small arrays: given back before the values are encoded
     // (Cenne 7:7 up to 18 at 1 GiB peaked at 1,240 MiB with them still resident).
     if (keep) detail::give_back_freed_memory();
     return encode([&](std::size_t u) -> Value { return sc_.value(codes[u]); });
+  }
+
+  // With distances: each listed piece's entries, those of the positions still open
+  // (in the order of the open bits) after those closed, to SolveOptions::kept_children.
+  template <class C>
+  void list_children() {
+    kept_->pieces.assign(pieces_.size(), {});
+    const Index words = open_.size();
+    parallel(pieces_.size(), 16, [&](const tbb::blocked_range<Index>& r, Context&) {
+      for (Index k = r.begin(); k < r.end(); ++k) {
+        Piece& piece = pieces_[static_cast<std::size_t>(k)];
+        if (!piece.closed.listed) continue;
+        const Index w0 = k * kPieceWords, w1 = std::min(words, w0 + kPieceWords);
+        std::size_t read = 0, entry = 0;
+        for (Index w = w0; w < w1; ++w)
+          for (std::uint64_t bits = open_[static_cast<std::size_t>(w)]; bits; bits &= bits - 1) {
+            const Index u = w * 64 + static_cast<Index>(std::countr_zero(bits));
+            const std::size_t c = piece.counts[entry++];
+            if (needs_entry<C>(u)) add_entry(piece.closed, u, w0, piece.ranks.data() + read, c);
+            read += c;
+          }
+        std::vector<std::uint8_t>().swap(piece.counts);
+        std::vector<std::uint32_t>().swap(piece.ranks);
+        kept_->pieces[static_cast<std::size_t>(k)] = std::move(piece.closed);
+      }
+    });
   }
 
   // A resumed class: the ghosts of the open positions (their in-class children owned
@@ -1154,13 +1235,14 @@ class ClassSolver {
   // bounds from the kept ranks, the list kept for those still open.
   template <class C>
   void sweep_kept(Piece& piece, Index w0, Index w1, Context& ctx) {
-    const std::uint64_t before = piece.bytes();
+    const std::uint64_t before = piece.bytes() + piece.closed.bytes();
     sweep_list<C>(piece, w0, w1, ctx);
     if (piece.bytes() > 2 * (piece.counts.size() + piece.ranks.size() * sizeof(std::uint32_t)) + 256) {  // give the room back
       piece.counts.shrink_to_fit();
       piece.ranks.shrink_to_fit();
     }
-    rank_bytes_.fetch_sub(before - piece.bytes(), std::memory_order_relaxed);
+    // (modulo 2^64: the closed entries, moved from the open list, may hold more than it gave back)
+    rank_bytes_.fetch_sub(before - (piece.bytes() + piece.closed.bytes()), std::memory_order_relaxed);
   }
   // The same for a piece whose list sweep 0 wrote to the spill file: read back,
   // walked, then kept in memory if it fits (else the piece plays its moves again).
@@ -1199,6 +1281,7 @@ class ClassSolver {
           write += c;
         } else {
           word &= ~(std::uint64_t{1} << (u % 64));
+          if (piece.closed.listed && needs_entry<C>(u)) add_entry(piece.closed, u, w0, piece.ranks.data() + read, c);
         }
         read += c;
       }
@@ -1877,6 +1960,7 @@ class ClassSolver {
   Tally tally_;
   std::atomic<std::uint64_t> done_{0}, in_moves_{0}, exits_{0};
   std::int8_t* best_exit_ = nullptr;  // SolveOptions::best_exits, while it is filled
+  KeptChildren* kept_ = nullptr;      // SolveOptions::kept_children, while it is filled (sweeps)
   std::atomic<bool> exit_too_wide_{false};
   int rounds_ = 0;
 

@@ -59,6 +59,27 @@ struct SolveProgress {
   std::uint64_t undecided = 0; // positions with lo < hi after the last sweep
 };
 
+// The in-class children of a class's positions as the sweeps kept them (class_solver.h,
+// "Kept ranks"), for the distances (distances.h), which then play no move again. By
+// piece of kPiece positions: piece k holds positions [k kPiece, (k + 1) kPiece). A
+// `listed` piece has an entry for every position with an in-class move, except maybe
+// those worth 0 or whose best exit is their (positive) value, which need none: entry
+// e is position k kPiece + at[e], its in-class children the next counts[e] ranks, in
+// the order of its moves (a child may repeat). Example: at (3, 9), counts (2, 1),
+// ranks (7, 8, 2): position 3 moves to 7 and 8, position 9 to 2. A piece not listed
+// has no entries (its positions play their moves).
+struct KeptChildren {
+  static constexpr Index kPiece = 4096;
+  struct Piece {
+    bool listed = false;
+    std::vector<std::uint16_t> at;
+    std::vector<std::uint8_t> counts;
+    std::vector<std::uint32_t> ranks;
+    std::uint64_t bytes() const { return at.capacity() * 2 + counts.capacity() + ranks.capacity() * 4; }
+  };
+  std::vector<Piece> pieces;
+};
+
 struct SolveOptions {
   // Every method gives identical values; Levels needs un-moves
   // (Variant::has_unmoves), Acyclic in-class moves that never repeat.
@@ -95,6 +116,12 @@ struct SolveOptions {
   // class_solver.h, "Levels with distances"); left empty otherwise (another method,
   // several ranks, a class resumed from a checkpoint: solve_distances computes them).
   std::vector<std::uint8_t>* distances = nullptr;
+  // When set, with best_exits, and one rank solves a score game's class by sweeps:
+  // filled with the in-class children of its positions from the sweeps' kept ranks
+  // (KeptChildren above: the lists of the positions each sweep closes are kept instead
+  // of dropped), for solve_distances, which then plays no move of a listed piece; left
+  // empty otherwise (another method, several ranks, a resumed class).
+  KeptChildren* kept_children = nullptr;
 };
 inline constexpr std::int8_t kExitNone = -128, kExitNoMove = -127;
 
