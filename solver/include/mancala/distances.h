@@ -36,7 +36,11 @@
 // generate takes the distances of a class solved by levels on one rank (Oware) from
 // the value solve instead (SolveOptions::distances, class_solver.h, "Levels with
 // distances": the levels' own tells, round by round, are the levels below); the
-// same numbers (test Distances.LevelsFindTheSameDistancesAsTheirOwnSolver).
+// same numbers (test Distances.LevelsFindTheSameDistancesAsTheirOwnSolver). For a
+// class solved by sweeps on one rank (Kotu-baendum, Djenon-aboure, Cenne, Enkeshui)
+// the first pass takes the in-class children of each position from the ranks the
+// sweeps kept (SolveOptions::kept_children, retrograde.h's KeptChildren) instead of
+// playing its moves (test Distances.SweepsKeptChildrenGiveTheSameDistances).
 //
 // Memory: 3 bytes a position (the distances and the side behind's counts), 4 for the
 // edge offsets, 12 an edge while the edges are put in order (4 after); then the
