@@ -29,6 +29,15 @@ constexpr std::uint32_t kMaxDistance = std::numeric_limits<std::uint16_t>::max()
 // read no value (a class has fewer than 2^31 positions: checked).
 constexpr std::uint32_t kAhead = std::uint32_t{1} << 31;
 constexpr std::uint8_t kGameOver = 0xFF;  // behind_ of a position without a move (distance 0)
+constexpr std::uint8_t kClaimed = 0xFE;   // behind_ of a position of the side ahead decided by the levels
+// A listed position's entry (KeptChildren) after the first pass: its offset in the
+// piece with kSettled (no edge: decided, or worth 0) or kAheadEntry (its edges'
+// parent is of the side ahead), and in place of its ranks its optimal in-class
+// children, each once, then kNoChild. Example: ranks (7, 8, 7) of a position ahead
+// whose optimal children are 7 only: (7, kNoChild, kNoChild).
+constexpr std::uint16_t kSettled = 0x8000, kAheadEntry = 0x4000, kEntryOffset = 0x0FFF;
+static_assert(KeptChildren::kPiece - 1 == kEntryOffset, "an entry's offset fits below its marks");
+constexpr std::uint32_t kNoChild = ~std::uint32_t{0};
 
 template <class Rules>
 class DistanceSolver {
@@ -36,8 +45,7 @@ class DistanceSolver {
   DistanceSolver(const Rules& rules, const ClassValues& values, const SolvedClasses& solved, const SolveOptions& opt,
                  const std::vector<std::int8_t>* best_exits, DistanceScratch& scratch, KeptChildren* kept)
       : rules_(rules), values_(values), index_(values.index()), solved_(solved), opt_(opt), n_(index_.size()),
-        arena_(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic), dist_(scratch.dist),
-        behind_(scratch.behind),
+        arena_(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic), behind_(scratch.behind),
         best_exit_(best_exits && best_exits->size() == static_cast<std::size_t>(n_) ? best_exits->data() : nullptr),
         kept_(best_exit_ && kept && !kept->pieces.empty() ? kept : nullptr), parents_(scratch.parents),
         first_(scratch.first) {}
@@ -45,23 +53,19 @@ class DistanceSolver {
   Result<std::vector<std::uint8_t>> run() {
     if (n_ >= kAhead)
       return fail_with(Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + " is too large for distances");
-    dist_.assign(static_cast<std::size_t>(n_), 0);
+    std::vector<std::uint8_t> out(static_cast<std::size_t>(n_) * 2);  // zero: no distance yet
+    dist_ = out.data();
     behind_.assign(static_cast<std::size_t>(n_), 0);
     first_.assign(static_cast<std::size_t>(n_) + 1, 0);
     first_pass();
     if (auto e = stopped()) return std::unexpected(*e);
     levels();
     if (auto e = stopped()) return std::unexpected(*e);
-    for (std::size_t i = 0; i < dist_.size(); ++i)
-      if (dist_[i] == 0 && values_.get(i) != 0 && behind_[i] != kGameOver)
+    for (std::size_t i = 0; i < static_cast<std::size_t>(n_); ++i)
+      if (distance(i) == 0 && values_.get(i) != 0 && behind_[i] != kGameOver)
         return fail_with(Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + ": position " +
                                               std::to_string(i) + " worth " + std::to_string(values_.get(i)) +
                                               " has no distance (the values are not those of the class)");
-    std::vector<std::uint8_t> out(static_cast<std::size_t>(n_) * 2);
-    for (std::size_t i = 0; i < dist_.size(); ++i) {
-      out[2 * i] = static_cast<std::uint8_t>(dist_[i] & 0xFF);
-      out[2 * i + 1] = static_cast<std::uint8_t>(dist_[i] >> 8);
-    }
     return out;
   }
 
@@ -124,13 +128,16 @@ class DistanceSolver {
         detail::ExitCache cache(solved_);
         std::vector<Child> kids;
         std::vector<std::uint32_t> optimal;  // ranks of the optimal in-class children
-        std::vector<Edge> edges;
+        std::vector<Edge> edges;            // of the positions that played their moves
+        std::size_t listed_edges = 0;       // those kept in the lists
         std::vector<std::uint32_t> ones, over;
         // A position of the batch: its value, best exit (kNoValue: none) and in-class
         // children ranks[from, to).
         struct Pending {
           std::uint32_t u, from, to;
           Value v, exit;
+          std::uint32_t* listed;  // a listed position's ranks in its list (its edges go there), or null
+          std::uint16_t* at;      // its entry's offset (kSettled, kAheadEntry are marked in it)
         };
         constexpr Value kNoValue = std::numeric_limits<Value>::min();
         std::vector<Pending> batch;
@@ -158,22 +165,30 @@ class DistanceSolver {
             std::sort(optimal.begin(), optimal.end());
             optimal.erase(std::unique(optimal.begin(), optimal.end()), optimal.end());
             if ((b.v > 0 && b.exit == b.v) || optimal.empty()) {
-              dist_[b.u] = 1;
+              set_distance(b.u, 1);
               ones.push_back(b.u);
+              if (b.listed) *b.at |= kSettled;
               continue;
             }
             if (b.v < 0) behind_[b.u] = static_cast<std::uint8_t>(optimal.size());
-            for (const std::uint32_t c : optimal) {
-              edges.push_back(Edge{c, b.v > 0 ? b.u | kAhead : b.u});
+            for (const std::uint32_t c : optimal)
               std::atomic_ref<std::uint32_t>(first_[c]).fetch_add(1, std::memory_order_relaxed);
+            if (b.listed) {  // the edges in the list, in place: the optimal children, then kNoChild
+              std::copy(optimal.begin(), optimal.end(), b.listed);
+              std::fill(b.listed + optimal.size(), b.listed + (b.to - b.from), kNoChild);
+              if (b.v > 0) *b.at |= kAheadEntry;
+              listed_edges += optimal.size();
+            } else {
+              for (const std::uint32_t c : optimal) edges.push_back(Edge{c, b.v > 0 ? b.u | kAhead : b.u});
             }
           }
           batch.clear();
           ranks.clear();
         };
         // Position u's in-class children (ranks from `from` on) join the batch.
-        auto pend = [&](std::uint32_t u, std::uint32_t from, Value v, Value exit) {
-          batch.push_back(Pending{u, from, static_cast<std::uint32_t>(ranks.size()), v, exit});
+        auto pend = [&](std::uint32_t u, std::uint32_t from, Value v, Value exit, std::uint32_t* listed = nullptr,
+                        std::uint16_t* at = nullptr) {
+          batch.push_back(Pending{u, from, static_cast<std::uint32_t>(ranks.size()), v, exit, listed, at});
           if (batch.size() == kBatch) flush();
         };
         auto add_rank = [&](std::uint32_t ci) {
@@ -191,7 +206,7 @@ class DistanceSolver {
             return true;
           }
           if (v > 0 && kept == v) {
-            dist_[u] = 1;
+            set_distance(u, 1);
             ones.push_back(u);
             return true;
           }
@@ -228,7 +243,7 @@ class DistanceSolver {
         };
         // A listed piece: its entries' children from the list, then the positions
         // without an entry, which the list says have no in-class move or need none
-        // (their best exit is their value). The list is freed.
+        // (their best exit is their value). The list keeps the edges (levels()).
         auto listed = [&](Index from, Index to, KeptChildren::Piece& list) {
           std::array<std::uint64_t, kPiece / 64> entered{};
           std::size_t read = 0;
@@ -238,10 +253,12 @@ class DistanceSolver {
             entered[list.at[e] / 64] |= std::uint64_t{1} << (list.at[e] % 64);
             const Value v = values_.get(u);
             const std::int8_t kept = best_exit_[u];
-            if (!settled(u, v, kept)) {
+            if (settled(u, v, kept)) {
+              list.at[e] |= kSettled;
+            } else {
               const auto start = static_cast<std::uint32_t>(ranks.size());
               for (std::size_t k = read; k < read + c; ++k) add_rank(list.ranks[k]);
-              pend(u, start, v, kept == kExitNone ? kNoValue : Value{kept});
+              pend(u, start, v, kept == kExitNone ? kNoValue : Value{kept}, list.ranks.data() + read, &list.at[e]);
             }
             read += c;
           }
@@ -257,10 +274,9 @@ class DistanceSolver {
                                               " has no in-class children listed and best exit " + std::to_string(kept)});
               return;
             }
-            dist_[u] = 1;  // every move leaves the class: an exit worth its value
+            set_distance(u, 1);  // every move leaves the class: an exit worth its value
             ones.push_back(u);
           }
-          list = KeptChildren::Piece{};
         };
         for (Index k = r.begin(); k < r.end() && !halted(); ++k) {
           const Index from = k * kPiece, to = std::min(n_, from + kPiece);
@@ -272,7 +288,7 @@ class DistanceSolver {
         }
         flush();
         std::lock_guard lock(mu_);
-        edge_count_ += edges.size();
+        edge_count_ += edges.size() + listed_edges;
         if (!edges.empty()) chunks_.push_back(std::move(edges));
         ones_.insert(ones_.end(), ones.begin(), ones.end());
         frontier_.insert(frontier_.end(), over.begin(), over.end());
@@ -291,12 +307,27 @@ class DistanceSolver {
     for (std::size_t c = 1; c <= static_cast<std::size_t>(n_); ++c) first_[c] += first_[c - 1];
     first_[static_cast<std::size_t>(n_)] = static_cast<std::uint32_t>(edge_count_);
     parents_.resize(edge_count_);
+    auto put = [&](std::uint32_t child, std::uint32_t parent) {
+      parents_[std::atomic_ref<std::uint32_t>(first_[child]).fetch_sub(1, std::memory_order_relaxed) - 1] = parent;
+    };
     arena_.execute([&] {
       tbb::parallel_for(std::size_t{0}, chunks_.size(), [&](std::size_t k) {
-        for (const Edge& e : chunks_[k])
-          parents_[std::atomic_ref<std::uint32_t>(first_[e.child]).fetch_sub(1, std::memory_order_relaxed) - 1] = e.parent;
+        for (const Edge& e : chunks_[k]) put(e.child, e.parent);
         std::vector<Edge>().swap(chunks_[k]);
       });
+      if (kept_)  // the listed pieces' edges: each entry's optimal children, then kNoChild
+        tbb::parallel_for(std::size_t{0}, kept_->pieces.size(), [&](std::size_t k) {
+          KeptChildren::Piece& list = kept_->pieces[k];
+          if (!list.listed) return;
+          std::size_t read = 0;
+          for (std::size_t e = 0; e < list.at.size(); read += list.counts[e], ++e) {
+            if (list.at[e] & kSettled) continue;
+            const auto parent = static_cast<std::uint32_t>(k * kPiece + (list.at[e] & kEntryOffset)) |
+                                (list.at[e] & kAheadEntry ? kAhead : 0);
+            for (std::size_t j = read; j < read + list.counts[e] && list.ranks[j] != kNoChild; ++j) put(list.ranks[j], parent);
+          }
+          list = KeptChildren::Piece{};
+        });
     });
     chunks_.clear();
     std::vector<std::uint32_t> next;
@@ -317,12 +348,14 @@ class DistanceSolver {
           const std::uint32_t c = frontier_[f];
           for (std::uint32_t e = first_[c]; e < first_[c + 1]; ++e) {
             const std::uint32_t q = parents_[e] & ~kAhead;
-            if (parents_[e] & kAhead) {
-              std::uint16_t none = 0;
-              if (std::atomic_ref<std::uint16_t>(dist_[q]).compare_exchange_strong(none, d, std::memory_order_relaxed))
+            if (parents_[e] & kAhead) {  // claimed by the first child told (behind_ of the side ahead: 0, then kClaimed)
+              std::uint8_t none = 0;
+              if (std::atomic_ref<std::uint8_t>(behind_[q]).compare_exchange_strong(none, kClaimed, std::memory_order_relaxed)) {
+                set_distance(q, d);
                 found.push_back(q);
+              }
             } else if (std::atomic_ref<std::uint8_t>(behind_[q]).fetch_sub(1, std::memory_order_relaxed) == 1) {
-              std::atomic_ref<std::uint16_t>(dist_[q]).store(d, std::memory_order_relaxed);
+              set_distance(q, d);
               found.push_back(q);
             }
           }
@@ -352,8 +385,18 @@ class DistanceSolver {
   std::atomic<bool> failed_{false};
   Error error_;
   // The arrays below are the caller's DistanceScratch (kept from class to class).
-  std::vector<std::uint16_t>& dist_;   // 0: undecided (value not 0) or none (value 0, no move)
-  std::vector<std::uint8_t>& behind_;  // the side behind: optimal in-class children not yet decided; kGameOver
+  // The result, written in place: 2 bytes a position, little-endian (the distance
+  // file's layout); 0: undecided (value not 0) or none (value 0, no move). A position
+  // is written by the one thread that decides it.
+  std::uint8_t* dist_ = nullptr;
+  void set_distance(std::size_t u, unsigned d) {
+    dist_[2 * u] = static_cast<std::uint8_t>(d & 0xFF);
+    dist_[2 * u + 1] = static_cast<std::uint8_t>(d >> 8);
+  }
+  unsigned distance(std::size_t u) const { return dist_[2 * u] | (unsigned{dist_[2 * u + 1]} << 8); }
+  // The side behind: optimal in-class children not yet decided; kGameOver; the side
+  // ahead: 0, kClaimed once decided by the levels.
+  std::vector<std::uint8_t>& behind_;
   const std::int8_t* best_exit_;       // SolveOptions::best_exits of the value solve, or null
   KeptChildren* kept_;                 // SolveOptions::kept_children of the value solve (with best_exit_), or null
   std::vector<std::vector<Edge>> chunks_;  // the first pass's edges, a vector per task

@@ -42,9 +42,9 @@
 // sweeps kept (SolveOptions::kept_children, retrograde.h's KeptChildren) instead of
 // playing its moves (test Distances.SweepsKeptChildrenGiveTheSameDistances).
 //
-// Memory: 3 bytes a position (the distances and the side behind's counts), 4 for the
-// edge offsets, 12 an edge while the edges are put in order (4 after); then the
-// result, 2 a position, beside them: distance_bytes() below.
+// Memory: 3 bytes a position (the distances, written in the result's layout, and the
+// side behind's counts), 4 for the edge offsets, 12 an edge while the edges are put
+// in order (4 after): distance_bytes() below.
 #pragma once
 
 #include <cstdint>
@@ -72,7 +72,6 @@ constexpr std::uint64_t distance_bytes(std::uint64_t positions) { return 20 * po
 // page (Oware up to 14: 83 k page faults against 23 k for the values alone, 0.46 s
 // of system time, before they were kept). Their memory stays taken between classes.
 struct DistanceScratch {
-  std::vector<std::uint16_t> dist;
   std::vector<std::uint8_t> behind;
   std::vector<std::uint32_t> first, parents;
 };
