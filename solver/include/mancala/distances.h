@@ -27,7 +27,8 @@
 // each position's best exit, SolveOptions::best_exits, and no move of a position of
 // the side ahead whose best exit is its value), decides the positions of distance 1
 // and keeps, for each undecided optimal in-class move p -> c, the edge c -> p (by
-// child, counted as they come: no sort); then breadth-first levels k = 1, 2, ...:
+// child, counted as they come: no sort; a piece listed by the sweeps keeps its edges
+// in its own list, KeptChildren); then breadth-first levels k = 1, 2, ...:
 // every parent q of a position decided at k is told; q ahead is decided at k + 1 at
 // once, q behind when the last of its optimal in-class children is decided. The
 // levels are exact, so the result does not depend on the threads nor on the order of
