@@ -60,11 +60,41 @@ std::string seconds_text(double s) {
 }
 
 constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
-
-// The budget generate holds back for what it does not count (generate.cpp).
-std::uint64_t held_back(std::uint64_t memory_bytes) { return std::min(memory_bytes / 8, std::uint64_t{24} << 20); }
-std::uint64_t counted(std::uint64_t memory_bytes) { return memory_bytes - held_back(memory_bytes); }
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return (a + b - 1) / b; }
+
+// A rank's budget: first the process as it stands once MPI has started (`resident`,
+// ClusterPlan::resident_bytes), then of the rest what is held back for what is not
+// counted: an eighth, at most 24 MiB (as generate.cpp), and at least kUncounted, a
+// margin over what a rank of a small job was seen to grow by beyond its resident
+// start, arrays and page cache: up to 15 MiB (rank 0 of Oware up to 15 on 8 ranks,
+// VmHWM; heaptrack of Oware up to 11 on 4 ranks: rank 0's heap peaked at 12.2 MiB,
+// 7.9 MiB of it the writer's symbol counts summed over the ranks; MPI's buffers grow
+// as the ranks talk; a batch's notices, SolveOptions::notice_bytes), then the
+// counted part.
+constexpr std::uint64_t kUncounted = std::uint64_t{20} << 20;
+std::uint64_t held_back(std::uint64_t rest) { return std::clamp(rest / 8, kUncounted, std::uint64_t{24} << 20); }
+std::uint64_t counted(std::uint64_t memory_bytes, std::uint64_t resident) {
+  const std::uint64_t rest = memory_bytes > resident ? memory_bytes - resident : 0;
+  return rest > held_back(rest) ? rest - held_back(rest) : 0;
+}
+// The smallest rest R with R - held_back(R) >= bytes.
+std::uint64_t rest_for(std::uint64_t bytes) {
+  if (bytes + kUncounted <= 8 * kUncounted) return bytes + kUncounted;
+  if (bytes <= (std::uint64_t{168} << 20)) return ceil_div(8 * bytes, 7);
+  return bytes + (std::uint64_t{24} << 20);
+}
+
+// This process's resident bytes (VmRSS of /proc/self/status; 0 where there is none).
+std::uint64_t resident_now() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  unsigned long long kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmRSS: %llu kB", &kb) == 1) break;
+  std::fclose(f);
+  return static_cast<std::uint64_t>(kb) << 10;
+}
 
 // A rank's share of a class's working arrays (an estimate per method, lower_store.h).
 std::uint64_t slice_bytes(const Variant& v, const ClassKey& key, Index n, SolveOptions::Method m, std::uint64_t K) {
@@ -91,17 +121,18 @@ Result<void> check_budget(const Variant& v, const ClusterGenerateOptions& opt, c
       arrays = solver_bytes(v, key, n, opt.solve.local.method);
     }
   }
-  if (counted(opt.memory_bytes) >= most) return {};
-  // The smallest budget M with M - held_back(M) >= most, in MiB.
-  const std::uint64_t need = most <= (std::uint64_t{168} << 20) ? ceil_div(8 * most, 7) : most + (std::uint64_t{24} << 20);
-  std::string msg = "a rank needs at least " + std::to_string(ceil_div(need, kMiB)) + " MiB for class " +
+  const std::uint64_t resident = plan.resident_bytes, budget = counted(opt.memory_bytes, resident);
+  if (budget >= most) return {};
+  const std::uint64_t rest = rest_for(most);
+  std::string msg = "a rank needs at least " + std::to_string(ceil_div(resident + rest, kMiB)) + " MiB for class " +
                     to_string(worst, v.pits()) + " on " + std::to_string(K) + " rank" + (K > 1 ? "s" : "") + " (" +
                     std::to_string(ceil_div(arrays, kMiB)) + " MiB of working arrays shared by the ranks" +
-                    (plan.sharded ? "" : ", the whole class on every rank") + ", a 4 MiB page cache and " +
-                    std::to_string(ceil_div(held_back(need), kMiB)) + " MiB held back); the budget is " +
+                    (plan.sharded ? "" : ", the whole class on every rank") + ", a 4 MiB page cache, " +
+                    std::to_string(ceil_div(held_back(rest), kMiB)) + " MiB held back and " +
+                    std::to_string(ceil_div(resident, kMiB)) + " MiB resident at the start); the budget is " +
                     std::to_string(opt.memory_bytes / kMiB) + " MiB a rank";
-  if (plan.sharded && counted(opt.memory_bytes) > Shards::kMinCacheBytes)
-    msg += ", enough on " + std::to_string(ceil_div(arrays, counted(opt.memory_bytes) - Shards::kMinCacheBytes)) + " ranks";
+  if (plan.sharded && budget > Shards::kMinCacheBytes)
+    msg += ", enough on " + std::to_string(ceil_div(arrays, budget - Shards::kMinCacheBytes)) + " ranks";
   return fail_with(Error::InvalidArgument, msg);
 }
 
@@ -165,6 +196,13 @@ Result<ClusterPlan> plan_distributed(const mpi::communicator& comm, const Varian
       return fail_with(Error::InvalidArgument, "sharded lower classes need the folder " + opt.out.string() +
                                                    " on a file system every rank sees, and some rank does not see it");
   }
+  // The process as it stands once MPI has started (its libraries' pages, MPI's
+  // buffers: about 16 MiB), the largest rank's, so that every rank counts alike.
+  const std::uint64_t resident = resident_now();
+  wait("all_reduce (resident size)");
+  if (MPI_Allreduce(&resident, &plan.resident_bytes, 1, MPI_UINT64_T, MPI_MAX, MPI_Comm(comm)) != MPI_SUCCESS)
+    throw std::runtime_error("MPI_Allreduce failed");
+  wait(nullptr);
   if (auto fits = check_budget(v, opt, plan, static_cast<std::uint64_t>(comm.size())); !fits)
     return std::unexpected(fits.error());
   return plan;
@@ -238,9 +276,14 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
       const std::uint64_t arrays = slice_bytes(v, key, index.size(), so.method, static_cast<std::uint64_t>(K));
       std::uint64_t cache = Shards::kMaxCacheBytes;
       if (opt.memory_bytes) {
-        const std::uint64_t budget = counted(opt.memory_bytes), left = budget > arrays ? budget - arrays : 0;
+        const std::uint64_t budget = counted(opt.memory_bytes, plan.resident_bytes),
+                            left = budget > arrays ? budget - arrays : 0;
         cache = std::clamp(left, Shards::kMinCacheBytes, Shards::kMaxCacheBytes);
         sopt.local.rank_cache_bytes = left > cache ? left - cache : 0;
+        // A level's notices between two exchanges of its first pass: within what is held
+        // back (a whole kLevelBatch from 24 MiB held back, fewer positions below).
+        const std::uint64_t rest = opt.memory_bytes > plan.resident_bytes ? opt.memory_bytes - plan.resident_bytes : 0;
+        sopt.local.notice_bytes = held_back(rest);
       }
       shards->set_cache_bytes(cache);
     }

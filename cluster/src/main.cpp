@@ -110,8 +110,9 @@ std::variant<Command, int> parse(int argc, char** argv) {
       ->check(CLI::Range(1, 19));
   gen->add_option("--memory-mb", memory_mb,
                   "memory per rank for the class being solved and the solved classes,\n"
-                  "in MiB (0 = no bound; an eighth, at most 24 MiB, held back for the\n"
-                  "rest): older lower classes are spilled to disk and read back\n"
+                  "in MiB (0 = no bound; the rank's resident size at the start and\n"
+                  "an eighth of the rest, 20-24 MiB, held back for what is not\n"
+                  "counted): older lower classes are spilled to disk and read back\n"
                   "through a page cache (as mancala-tb generate)")
       ->type_name("M")
       ->default_val(GenerateOptions::kDefaultMemoryBytes >> 20)

@@ -21,7 +21,8 @@
 #       files (every rank writing its blocks: with pwrite, or sent to rank 0); no shard
 #       file is left; a per-rank --memory-mb below what one rank
 #       needs for the largest class is refused at once on 1 rank, naming the budget
-#       it would need, and finishes with identical files on 8 ranks.
+#       it would need, and finishes with identical files on 8 ranks, each rank's
+#       peak resident size (VmHWM) within the budget.
 #   test_cluster.sh distances MPI_EXE TB_EXE WORKDIR
 #       generate --distances: every game with distance tables on 1-4 ranks (whole
 #       and sharded classes) writes the same .mtb and .mtz files, byte for byte, as
@@ -215,25 +216,36 @@ case "$what" in
       grep -q "lower classes sharded" "$work/sharded-$v.log" || fail "the sharded run does not say so"
       ! grep -q "lower classes sharded" "$work/replicated-$v.log" || fail "the replicated run says sharded"
     done
-    # Oware's class of 11 seeds (705,432 positions) needs 0.76 MiB of arrays: with a
-    # 4 MiB page cache and an eighth held back, 5 MiB is too little for one rank.
-    v=oware seeds=11
+    # Oware's class of 15 seeds (7,558,200 positions) needs about 9 MiB of arrays; a
+    # rank also needs what it is resident at the start (about 15 MiB), 20 MiB held
+    # back and a 4 MiB page cache: 44 MiB is too little for one rank (about 47), enough
+    # for each of 8 (about 42). Each rank's peak (VmHWM, GNU time) stays within it.
+    v=oware seeds=15 mb=44
     "$tb_exe" generate $v --max-seeds $seeds --out "$work/ref" --threads 1 > /dev/null
     set +e
     timeout 60 "${mpirun[@]}" -np 1 "$mpi_exe" generate $v --max-seeds $seeds --out "$work/small1" --threads 1 \
-      --memory-mb 5 > "$work/small1.log" 2>&1
+      --memory-mb $mb > "$work/small1.log" 2>&1
     rc=$?
     set -e
     cat "$work/small1.log"
     [ "$rc" -eq 1 ] || fail "a budget one rank cannot hold should be refused (exit 1, got $rc)"
-    grep -q "a rank needs at least 6 MiB for class 11 on 1 rank.*the budget is 5 MiB a rank, enough on 3 ranks" \
+    grep -q "a rank needs at least [0-9]* MiB for class 15 on 1 rank (9 MiB of working arrays.* MiB resident at the start); the budget is $mb MiB a rank, enough on [2-8] ranks" \
       "$work/small1.log" || fail "the refusal does not name the budget needed"
     ! ls "$work/small1"/*.mtb > /dev/null 2>&1 || fail "a refused job wrote tables"
-    timeout 300 "${mpirun[@]}" -np 8 "$mpi_exe" generate $v --max-seeds $seeds --out "$work/small8" --threads 1 \
-      --memory-mb 5 > "$work/small8.log" 2>&1 || { cat "$work/small8.log"; fail "5 MiB a rank on 8 ranks"; }
+    peak=$work/rank-peak.sh
+    # (Each rank's line in a file of its own: on stderr, the ranks' lines interleave.)
+    printf '#!/bin/sh\nexec /usr/bin/time -o "%s/peak.${OMPI_COMM_WORLD_RANK:-0}" -f "rank ${OMPI_COMM_WORLD_RANK:-0} peak %%M KB" "$@"\n' \
+      "$work" > "$peak"
+    chmod +x "$peak"
+    timeout 300 "${mpirun[@]}" -np 8 "$peak" "$mpi_exe" generate $v --max-seeds $seeds --out "$work/small8" --threads 1 \
+      --memory-mb $mb > "$work/small8.log" 2>&1 || { cat "$work/small8.log"; fail "$mb MiB a rank on 8 ranks"; }
     same_tables "$work/ref" "$work/small8"
     check_manifest "$work/small8" $v
-    echo "ok: --memory-mb 5 refused on 1 rank, identical files on 8 ranks"
+    cat "$work"/peak.*
+    [ "$(cat "$work"/peak.* | grep -c '^rank [0-9]* peak [0-9]* KB$')" -eq 8 ] || fail "not every rank's peak was measured"
+    over=$(cat "$work"/peak.* | awk -v kb=$((mb * 1024)) '$4 > kb')
+    [ -z "$over" ] || fail "a rank went over --memory-mb $mb: $over"
+    echo "ok: --memory-mb $mb refused on 1 rank; on 8 ranks identical files, every rank's peak within $mb MiB"
     ;;
   distances)
     # same_distances REF DIR: the value files and the distance files of REF, the same in DIR, and no more.

@@ -306,6 +306,9 @@ struct ClusterPlan {
   std::vector<ClassKey> keys;
   std::shared_ptr<const ReachableSet> reachable;  // null without --from
   bool sharded = false;  // the lower classes' place (ClusterGenerateOptions::lower, decided)
+  // The largest rank's resident bytes once MPI has started (VmRSS: the libraries' pages,
+  // MPI's buffers), held back from --memory-mb before anything else is counted.
+  std::uint64_t resident_bytes = 0;
 };
 
 struct ClusterReport {

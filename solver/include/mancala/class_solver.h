@@ -1447,6 +1447,14 @@ class ClassSolver {
   // the pass goes on (a multiple of 64). 2^18: at most a few MiB of notices a batch
   // (Oware: 1.4 notices a position, about 3 bytes each packed, 24 in memory).
   static constexpr Index kLevelBatch = Index{1} << 18;
+  // A batch's words of 64 positions: kLevelBatch, or fewer where SolveOptions::
+  // notice_bytes bounds a batch's notices (counted at 2 a position for other ranks,
+  // 24 bytes each, and as much again for the notices received).
+  Index level_batch_words() const {
+    constexpr Index kMost = kLevelBatch / 64, kPerWord = 64 * 2 * 2 * sizeof(Notice);
+    if (opt_.notice_bytes == 0) return kMost;
+    return std::clamp<Index>(opt_.notice_bytes / kPerWord, 1, kMost);
+  }
   // Per task: the positions decided at the level solved whose parents are not yet
   // told, with their positions (a parent found by un-moves is not unranked again).
   struct Work {
@@ -1576,7 +1584,7 @@ class ClassSolver {
       // ranks: between two batches the notices go out, so that a rank never holds more
       // than what one batch (and its local cascade) told. Every rank runs as many
       // batches as the rank with the most (the exchanges are collective).
-      const Index batch = K > 1 ? kLevelBatch / 64 : std::max<Index>(words, 1);
+      const Index batch = K > 1 ? level_batch_words() : std::max<Index>(words, 1);
       const Index batches = K > 1 ? static_cast<Index>(tr_.max(static_cast<int>((words + batch - 1) / batch), "all_reduce (level batches)"))
                                   : 1;
       if (dist_) layered_level<C>(t, words);

@@ -104,6 +104,11 @@ struct SolveOptions {
   // (an unlinked file, read back by sweep 1, which then need not play the moves
   // again); empty: none written.
   std::filesystem::path spill_dir;
+  // Levels on several ranks: the most bytes a rank's notices for other ranks may take
+  // in memory (24 a notice) in a level's first pass before they go out; sets how many
+  // positions of the slice a batch has (class_solver.h, kLevelBatch at most). 0: no
+  // bound beyond kLevelBatch.
+  std::uint64_t notice_bytes = 0;
   // When set and one rank solves the class by levels or sweeps: filled with each
   // position's best exit (the most a move that leaves the class is worth to its mover,
   // kExitNone when no move leaves it, kExitNoMove when it has no move), one byte a
