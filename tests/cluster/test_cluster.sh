@@ -229,7 +229,7 @@ case "$what" in
     set -e
     cat "$work/small1.log"
     [ "$rc" -eq 1 ] || fail "a budget one rank cannot hold should be refused (exit 1, got $rc)"
-    grep -q "a rank needs at least [0-9]* MiB for class 15 on 1 rank (9 MiB of working arrays.* MiB resident at the start); the budget is $mb MiB a rank, enough on [2-8] ranks" \
+    grep -q "a rank needs at least [0-9]* MiB for class 15 on 1 rank (9 MiB of working arrays.* MiB resident at the start); the budget is $mb MiB a rank" \
       "$work/small1.log" || fail "the refusal does not name the budget needed"
     ! ls "$work/small1"/*.mtb > /dev/null 2>&1 || fail "a refused job wrote tables"
     peak=$work/rank-peak.sh
