@@ -357,9 +357,8 @@ py::array_t<std::int32_t> class_values(const ClassRef& ref, const std::optional<
     constexpr std::size_t kGroup = Tablebase::kBatch;
     for (std::size_t g = 0; in && g < n && !error; g += kGroup) {
       const std::size_t m = std::min(kGroup, n - g);
-      for (std::size_t k = 0; k < m; ++k) t.prefetch(static_cast<Index>(in[g + k]));
-      for (std::size_t k = 0; k < m; ++k) t.prefetch_unit(static_cast<Index>(in[g + k]));
-      for (std::size_t k = 0; k < m; ++k) t.prefetch_codes(static_cast<Index>(in[g + k]));
+      mancala::prefetch_stages(m, [&](std::size_t) -> const TableFile& { return t; },
+                               [&](std::size_t k) { return static_cast<Index>(in[g + k]); });
       for (std::size_t k = 0; k < m; ++k) {
         auto r = t.value(static_cast<Index>(in[g + k]));
         if (!r) {

@@ -192,7 +192,6 @@ mtb_error probe_into(mtb_tables* tb, const mancala::Variant& v, const mancala::P
   return MTB_OK;
 }
 
-
 }  // namespace
 
 extern "C" {

@@ -352,21 +352,24 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
   if (!printable(h.variant) || !printable(h.generator)) return corrupt("unprintable names in the header");
 
   // The code: k, L, M, the lengths (Kraft's equality), the values.
-  if (clen < 4) return corrupt("a code of " + std::to_string(clen) + " bytes");
+  if (clen < 5) return corrupt("a code of " + std::to_string(clen) + " bytes");
   h.tuple = p[0];
   const std::uint32_t longest = p[1], m = get16(p + 2);
+  if (p[4] > 1) return corrupt("unit shifts " + std::to_string(p[4]) + " (0 none, 1 a byte a unit)");
+  h.unit_shifts = p[4] == 1;
+  if (h.unit_shifts && h.value_width != 1) return corrupt("unit shifts in a table of " + std::to_string(h.value_width) + "-byte values");
   if (!pow2(h.tuple) || h.tuple > 8 || h.tuple > h.unit_positions) return corrupt("tuples of " + std::to_string(h.tuple) + " values");
   if (m == 0 || longest > kMaxCodeBits || (longest == 0) != (m == 1)) return corrupt("a code of " + std::to_string(m) + " symbols up to " + std::to_string(longest) + " bits");
-  if (clen != 4 + 2 * static_cast<std::uint64_t>(m) + static_cast<std::uint64_t>(m) * h.tuple * h.value_width)
+  if (clen != 5 + 2 * static_cast<std::uint64_t>(m) + static_cast<std::uint64_t>(m) * h.tuple * h.value_width)
     return corrupt("the code's length does not fit its symbols");
-  h.code_lengths.assign(p + 4, p + 4 + m);
+  h.code_lengths.assign(p + 5, p + 5 + m);
   std::uint64_t kraft = 0;
   for (const std::uint8_t l : h.code_lengths) {
     if (l > longest || (l == 0) != (m == 1)) return corrupt("a code length of " + std::to_string(l) + " bits");
     if (m > 1) kraft += 1ull << (longest - l);
   }
   if (m > 1 && kraft != 1ull << longest) return corrupt("the code lengths are not a complete prefix code");
-  p += 4 + m;
+  p += 5 + m;
   h.symbol_runs.assign(p, p + m);
   for (const std::uint8_t j : h.symbol_runs)
     if (j > 12 || (std::uint64_t{h.tuple} << j) > h.unit_positions) return corrupt("a symbol of 2^" + std::to_string(j) + " tuples");
@@ -376,9 +379,11 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
     x = h.value_width == 1 ? *p : get16(p);
     p += h.value_width;
   }
-  // Every value in range for the class: a decoded value never needs a check.
+  // Every value in range for the class: a decoded value never needs a check (with
+  // shifts, the values are differences: each decoded margin is checked, finish()).
+  t->margin_bound_ = static_cast<int>(std::min<std::uint32_t>(h.seeds, 127));
   for (const std::uint16_t x : h.symbol_values) {
-    if (h.content == TableContent::Distances) break;
+    if (h.content == TableContent::Distances || h.unit_shifts) break;
     if (h.kind == 0) {
       const int margin = static_cast<std::int8_t>(x);
       if (std::abs(margin) > static_cast<int>(std::min<std::uint32_t>(h.seeds, 127)))
@@ -404,38 +409,64 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
   for (std::uint64_t b = 0; b < n; ++b)  // 8 bytes a block of B positions: a pass of ~0.2 % of the file
     if (get64(offs + 8 * (b + 1)) < get64(offs + 8 * b)) return corrupt("block offsets decreasing at block " + std::to_string(b));
 
-  // The decode table: for each window of table_bits bits, the first code's symbol
-  // and length, and how many whole codes (and bits) the window holds.
+  // The decode table: for each window of T bits, the first code's symbol and length,
+  // and how many whole codes (and bits) the window holds. Codes longer than T (at most
+  // kFastCodeBits) are found in two steps: the window of their first T bits points to
+  // a sub-table of 2^(L - T) entries, read by the bits after it; such codes are rare
+  // (the writer gives long codes to rare symbols), and the tables stay 40 KiB.
   t->unit_shift_ = static_cast<std::uint32_t>(std::countr_zero(h.unit_positions));
   t->block_shift_ = static_cast<std::uint32_t>(std::countr_zero(h.block_positions));
   t->tuple_shift_ = static_cast<std::uint32_t>(std::countr_zero(h.tuple));
   if (m > 1) {
-    const std::uint32_t T = std::max<std::uint32_t>(longest, 11);
+    const std::uint32_t T = std::max<std::uint32_t>(std::min<std::uint32_t>(longest, kFastCodeBits), 11);
+    const std::uint32_t sub = longest > T ? longest - T : 0;
     t->table_bits_ = T;
-    std::vector<std::uint64_t> first(std::size_t{1} << T);
+    t->long_bits_ = sub;
+    std::vector<std::uint64_t> first(std::size_t{1} << T), longer;
     std::vector<std::uint32_t> order(m);
     for (std::uint32_t s = 0; s < m; ++s) order[s] = s;
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return h.code_lengths[a] < h.code_lengths[b]; });
     std::uint32_t code = 0, len = h.code_lengths[order[0]];
+    std::size_t last_prefix = ~std::size_t{0};
     for (std::uint32_t i = 0; i < m; ++i) {
       const std::uint32_t s = order[i], l = h.code_lengths[s];
       if (i > 0) code = (code + 1) << (l - len);
       len = l;
       const std::uint64_t span = std::uint64_t{h.tuple} << h.symbol_runs[s];
-      const std::size_t lo = static_cast<std::size_t>(code) << (T - l), hi = static_cast<std::size_t>(code + 1) << (T - l);
-      for (std::size_t w = lo; w < hi; ++w) first[w] = s | std::uint64_t{l} << 16 | span << 21;
+      const std::uint64_t e = s | std::uint64_t{l} << 16 | span << 21;
+      if (l <= T) {
+        const std::size_t lo = static_cast<std::size_t>(code) << (T - l), hi = static_cast<std::size_t>(code + 1) << (T - l);
+        for (std::size_t w = lo; w < hi; ++w) first[w] = e;
+        continue;
+      }
+      // A long code: its sub-table, made when the first code of its prefix comes (the
+      // codes increase: a prefix's long codes come together); the prefix's entry holds
+      // the sub-table's number, length 0 marking it.
+      const std::size_t prefix = code >> (l - T);
+      if (prefix != last_prefix) {
+        last_prefix = prefix;
+        first[prefix] = longer.size() >> sub;
+        longer.resize(longer.size() + (std::size_t{1} << sub));
+      }
+      const std::size_t base = static_cast<std::size_t>(first[prefix]) << sub;
+      const std::uint32_t low = code & ((1u << (l - T)) - 1);
+      for (std::size_t w = std::size_t{low} << (longest - l); w < std::size_t{low + 1} << (longest - l); ++w)
+        longer[base + w] = e;
     }
     // After the 2^T decode entries, the skip table entry() walks: 2^T u16, four a
     // word: the bits (low 5) and positions (high 11, at most 2047) of the whole codes
-    // of the window, 8 KiB at T = 12, so that it stays in the L1 cache.
-    t->decode_.resize(first.size() + first.size() / 4);
+    // of the window, 8 KiB at T = 12, so that it stays in the L1 cache; then the
+    // sub-tables of the long codes.
+    t->decode_.resize(first.size() + first.size() / 4 + longer.size());
     auto* skip = reinterpret_cast<std::uint16_t*>(t->decode_.data() + first.size());
+    t->long_at_ = first.size() + first.size() / 4;
+    std::copy(longer.begin(), longer.end(), t->decode_.begin() + static_cast<std::ptrdiff_t>(t->long_at_));
     const std::size_t mask = first.size() - 1;
     for (std::size_t w = 0; w < first.size(); ++w) {
       std::uint64_t used = 0, covered = 0, skip_used = 0, skip_covered = 0;
       for (;;) {
         const std::uint64_t e = first[(w << used) & mask], l = (e >> 16) & 31, span = (e >> 21) & 0xFFFF;
-        if (used + l > T || covered + span > 0xFFFF) break;
+        if (l == 0 || used + l > T || covered + span > 0xFFFF) break;  // l = 0: a long code
         used += l;
         covered += span;
         if (covered <= 2047) skip_used = used, skip_covered = covered;
@@ -513,14 +544,29 @@ std::expected<void, TableError> TableFile::check_block(std::size_t b) const {
   if (o1 - o0 < 2 * (units - 1)) return corrupt("is shorter than its unit starts");
   const std::uint64_t data = o1 - o0 - 2 * (units - 1);
   const unsigned char* starts = map_ + data_start_ + o0;
+  // With shifts every unit holds at least its shift byte: the starts increase.
+  const std::uint64_t least = h.unit_shifts ? 1 : 0;
   std::uint64_t prev = 0;
   for (std::uint64_t u = 1; u < units; ++u) {
     const std::uint64_t s = get16(starts + 2 * (u - 1));
-    if (s < prev || s > data) return corrupt("has unit starts out of order");
+    if (s < prev + least || s > data) return corrupt("has unit starts out of order");
     prev = s;
   }
+  if (data < prev + least) return corrupt("has a unit without its shift");
   checked_[b / 64].fetch_or(1ull << (b % 64), std::memory_order_release);
   return {};
+}
+
+std::expected<std::uint16_t, TableError> TableFile::shifted(std::uint16_t raw, int shift, std::size_t b,
+                                                           std::uint32_t u) const {
+  if (!header_.unit_shifts) return raw;
+  const int margin = static_cast<std::int8_t>(raw) + shift;
+  if (margin > margin_bound_ || margin < -margin_bound_)
+    return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " unit " +
+                                                               std::to_string(u) + " holds a margin of " +
+                                                               std::to_string(margin) + " with " +
+                                                               std::to_string(header_.seeds) + " seeds in play"});
+  return static_cast<std::uint8_t>(margin);
 }
 
 std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
@@ -530,7 +576,7 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
   if (!((checked_[b / 64].load(std::memory_order_acquire) >> (b % 64)) & 1))
     if (auto ok = check_block(b); !ok) return std::unexpected(ok.error());
   const std::uint32_t j = static_cast<std::uint32_t>(i & (h.unit_positions - 1));
-  if (decode_.empty()) return h.symbol_values[j & (h.tuple - 1)];  // one symbol: no bits
+  if (decode_.empty() && !h.unit_shifts) return h.symbol_values[j & (h.tuple - 1)];  // one symbol: no bits
   const UnitPlace p = place(i);  // the block is checked: its unit starts fit it, in order
   const std::uint32_t u = p.u;
   const unsigned char* data = p.block + p.codes_at;
@@ -539,40 +585,45 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
   // start, made single probes a third faster; the batch's stages load instead: see
   // prefetch().)
   __builtin_prefetch(data + guess(p));
-  const std::uint64_t start = u ? get16(p.block + 2 * (u - 1)) : 0;
+  std::uint64_t start = u ? get16(p.block + 2 * (u - 1)) : 0;
   const std::uint64_t end = u + 1 < p.units ? get16(p.block + 2 * u) : p.bytes - p.codes_at;
+  int shift = 0;
+  if (h.unit_shifts) shift = static_cast<std::int8_t>(data[start++]);  // checked: the unit holds its shift
+  if (decode_.empty()) return shifted(h.symbol_values[j & (h.tuple - 1)], shift, b, u);
   std::uint64_t bit = start * 8;
   const std::uint64_t end_bit = end * 8;
   const std::uint32_t T = table_bits_, drop = 64 - T;
-  // Skip the symbols before position j: first whole windows of codes through the
-  // skip table, from a 64-bit buffer of the next bits (refilled from the bytes when
-  // fewer than T remain: one dependent load a window), while they end before j; then
-  // one code at a time up to the symbol that covers j. Past the unit's end is Corrupt
-  // (the file's 8 zero bytes keep every load inside it).
+  // Skip the symbols before position j, from a 64-bit buffer of the next bits
+  // (refilled from the bytes when fewer than 16 remain: one dependent load a window):
+  // whole windows of codes through the skip table while they end before j, else one
+  // code (a long one, or one of the window that holds j) through the decode table, up
+  // to the symbol that covers j. Past the unit's end is Corrupt (the file's 8 zero
+  // bytes keep every load inside it).
   const std::uint16_t* skip = reinterpret_cast<const std::uint16_t*>(decode_.data() + (std::size_t{1} << T));
   std::uint32_t at = 0;
   std::uint64_t buf = load_be64(data + (bit >> 3)) << (bit & 7);
   std::uint32_t avail = 64 - static_cast<std::uint32_t>(bit & 7);
   for (;;) {
-    if (avail < T) {
+    if (avail < kMaxCodeBits) {
       if (bit > end_bit) break;
       buf = load_be64(data + (bit >> 3)) << (bit & 7);
       avail = 64 - static_cast<std::uint32_t>(bit & 7);
     }
-    const std::uint32_t s = skip[buf >> drop], n = s >> 5, used = s & 31;
-    if (n == 0 || at + n > j) break;
-    at += n;
+    const std::uint32_t s = skip[buf >> drop], n = s >> 5;
+    std::uint32_t used = s & 31;
+    if (n == 0 || at + n > j) {
+      const std::uint64_t e = lookup(buf);
+      const std::uint32_t span = static_cast<std::uint32_t>((e >> 21) & 0xFFFF);
+      used = static_cast<std::uint32_t>((e >> 16) & 31);
+      if (bit + used > end_bit) break;
+      if (at + span > j) return shifted(h.symbol_values[(e & 0xFFFF) * h.tuple + ((j - at) & (h.tuple - 1))], shift, b, u);
+      at += span;
+    } else {
+      at += n;
+    }
     buf <<= used;
     avail -= used;
     bit += used;
-  }
-  while (bit <= end_bit) {
-    const std::uint64_t e = decode_[(load_be64(data + (bit >> 3)) << (bit & 7)) >> drop];
-    const std::uint32_t span = static_cast<std::uint32_t>((e >> 21) & 0xFFFF);
-    bit += (e >> 16) & 31;
-    if (bit > end_bit) break;
-    if (at + span > j) return h.symbol_values[(e & 0xFFFF) * h.tuple + ((j - at) & (h.tuple - 1))];
-    at += span;
   }
   return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " unit " +
                                                              std::to_string(u) + " ends before its positions"});
@@ -584,25 +635,38 @@ std::expected<void, TableError> TableFile::decode_unit(std::size_t b, std::size_
   const TableHeader& h = header_;
   const std::uint64_t first = (static_cast<std::uint64_t>(b) << block_shift_) + (static_cast<std::uint64_t>(u) << unit_shift_);
   const std::uint64_t count = std::min<std::uint64_t>(h.unit_positions, h.positions - first);
-  if (decode_.empty()) {
+  if (decode_.empty() && !h.unit_shifts) {
     for (std::uint64_t j = 0; j < count; ++j) out[j] = h.symbol_values[j & (h.tuple - 1)];
     return {};
   }
   const UnitPlace p = place(first);  // the block is checked (read_block_into)
   const unsigned char* data = p.block + p.codes_at;
-  const std::uint64_t start = u ? get16(p.block + 2 * (u - 1)) : 0;
+  std::uint64_t start = u ? get16(p.block + 2 * (u - 1)) : 0;
   const std::uint64_t end = u + 1 < p.units ? get16(p.block + 2 * u) : p.bytes - p.codes_at;
+  int shift = 0;
+  if (h.unit_shifts) shift = static_cast<std::int8_t>(data[start++]);  // checked: the unit holds its shift
+  auto put = [&](std::uint64_t j, std::uint16_t raw) -> std::expected<void, TableError> {
+    auto v = shifted(raw, shift, b, static_cast<std::uint32_t>(u));
+    if (!v) return std::unexpected(v.error());
+    out[j] = *v;
+    return {};
+  };
+  if (decode_.empty()) {
+    for (std::uint64_t j = 0; j < count; ++j)
+      if (auto ok = put(j, h.symbol_values[j & (h.tuple - 1)]); !ok) return ok;
+    return {};
+  }
   std::uint64_t bit = start * 8;
-  const std::uint32_t drop = 64 - table_bits_;
   for (std::uint64_t j = 0; j < count;) {
-    const std::uint64_t e = decode_[(load_be64(data + (bit >> 3)) << (bit & 7)) >> drop];
+    const std::uint64_t e = lookup(load_be64(data + (bit >> 3)) << (bit & 7));
     bit += (e >> 16) & 31;
     if (bit > end * 8)
       return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " unit " +
                                                                  std::to_string(u) + " ends before its positions"});
     const std::uint16_t* vals = &h.symbol_values[(e & 0xFFFF) * h.tuple];
     const std::uint64_t span = (e >> 21) & 0xFFFF;
-    for (std::uint64_t x = 0; x < span && j < count; ++x, ++j) out[j] = vals[x & (h.tuple - 1)];
+    for (std::uint64_t x = 0; x < span && j < count; ++x, ++j)
+      if (auto ok = put(j, vals[x & (h.tuple - 1)]); !ok) return ok;
   }
   return {};
 }

@@ -270,9 +270,7 @@ std::expected<void, TableError> Tablebase::entries(const Variant& v, std::span<c
       t[ready] = *x;
       at[ready] = idx.rank(p);
     }
-    for (std::size_t k = 0; k < ready; ++k) t[k]->prefetch(at[k]);
-    for (std::size_t k = 0; k < ready; ++k) t[k]->prefetch_unit(at[k]);
-    for (std::size_t k = 0; k < ready; ++k) t[k]->prefetch_codes(at[k]);
+    prefetch_stages(ready, [&](std::size_t k) -> const TableFile& { return *t[k]; }, [&](std::size_t k) { return at[k]; });
     for (std::size_t k = 0; k < ready; ++k) {
       auto e = t[k]->value(at[k]);
       if (!e) {

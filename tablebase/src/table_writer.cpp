@@ -112,19 +112,48 @@ class TupleMap {
   std::size_t used_ = 0;
 };
 
-// The entries of a range of a table's values (W bytes each) and their tuples.
+// The entries of a range of a table's values (W bytes each) and their tuples: the
+// values, or with `shifted` (W = 1) each value less its unit's shift (unit_shift), the
+// numbers a shifted code codes.
 struct Entries {
+  explicit Entries(const ValueRange& range, bool shift = false) : r(range), shifted(shift) {}
   const ValueRange& r;
-  std::uint64_t at(std::uint64_t i) const {
+  bool shifted = false;
+  std::uint64_t value(std::uint64_t i) const {
     if (i >= r.total) i = r.total - 1;  // the last tuple is padded with the last value
     const std::uint8_t* p = r.bytes + (i - r.first) * r.width;
     return r.width == 1 ? p[0] : static_cast<std::uint64_t>(p[0] | p[1] << 8);
+  }
+  std::uint64_t at(std::uint64_t i) const {
+    if (!shifted) return value(i);
+    return static_cast<std::uint8_t>(value(i) - unit_shift(std::min(i, r.total - 1) / kDefaultUnitPositions));
   }
   std::uint64_t tuple(std::uint64_t t, std::uint32_t k) const {
     std::uint64_t key = 0;
     for (std::uint32_t j = 0; j < k; ++j) key |= at(t * k + j) << (8 * r.width * j);
     return key;
   }
+  // The shift of unit u (W = 1, its positions in the range): the lower median of its
+  // margins, moved as little as needed for every margin less it to fit an int8 (the
+  // margins span at most 254: there is room).
+  std::uint8_t unit_shift(std::uint64_t u) const {
+    if (u != shift_unit_) {
+      const std::uint64_t p0 = u * kDefaultUnitPositions, p1 = std::min(p0 + kDefaultUnitPositions, r.total);
+      int m[kDefaultUnitPositions];
+      for (std::uint64_t i = p0; i < p1; ++i) m[i - p0] = static_cast<std::int8_t>(value(i));
+      const auto n = static_cast<std::ptrdiff_t>(p1 - p0);
+      std::nth_element(m, m + (n - 1) / 2, m + n);
+      const int median = m[(n - 1) / 2];
+      const auto [lo, hi] = std::minmax_element(m, m + n);
+      shift_ = static_cast<std::uint8_t>(std::clamp(median, *hi - 127, *lo + 128));
+      shift_unit_ = u;
+    }
+    return shift_;
+  }
+
+ private:
+  mutable std::uint64_t shift_unit_ = ~0ull;  // the unit whose shift is shift_
+  mutable std::uint8_t shift_ = 0;
 };
 
 // Dense numbers of the values of a table (or of a range of it): the V values present,
@@ -138,14 +167,14 @@ class DenseValues {
   // unit's first position), and the table's last value, which pads its last tuple (it
   // lies in the range when the range ends the table).
   template <class Counted>
-  DenseValues(const ValueRange& r, std::uint32_t unit, Counted&& counted) {
+  DenseValues(const Entries& e, std::uint32_t unit, Counted&& counted) {
+    const ValueRange& r = e.r;
     std::vector<std::uint8_t> seen(std::size_t{1} << (8 * r.width));
-    const Entries e{r};
     for (std::uint64_t p0 = r.first; p0 < r.first + r.count; p0 += unit) {
       if (!counted(p0)) continue;
       const std::uint64_t p1 = std::min(p0 + unit, r.first + r.count);
       const std::uint8_t* b = r.bytes + (p0 - r.first) * r.width;
-      if (r.width == 1)
+      if (r.width == 1 && !e.shifted)
         for (std::uint64_t i = 0; i < p1 - p0; ++i) seen[b[i]] = 1;
       else
         for (std::uint64_t i = p0; i < p1; ++i) seen[e.at(i)] = 1;
@@ -229,17 +258,12 @@ std::vector<std::uint8_t> huffman_lengths(const std::vector<std::uint64_t>& freq
   }
 }
 
-// The longest code the writer makes for m symbols: kFastCodeBits (the reader's decode
-// table then has 2^12 entries, 32 KiB: it stays in the cache), more only where m
-// symbols need more.
-unsigned code_limit(std::size_t m) {
-  return std::max<unsigned>(kFastCodeBits, static_cast<unsigned>(std::bit_width(std::max<std::size_t>(m, 2) - 1)));
-}
-
-// Bits of the code for these counts (the estimate that picks k).
+// Bits of the code for these counts (the estimate that picks k). Codes are at most
+// kMaxCodeBits long: the reader finds those past 12 bits in two steps (format.cpp); a
+// limit of 12 had cost Oware's shifted pairs 0.2 bits a position.
 std::uint64_t coded_bits(const std::vector<std::uint64_t>& freq) {
   if (freq.empty()) return 0;
-  const auto len = huffman_lengths(freq, code_limit(freq.size()));
+  const auto len = huffman_lengths(freq, kMaxCodeBits);
   std::uint64_t bits = 0;
   for (std::size_t i = 0; i < freq.size(); ++i) bits += freq[i] * len[i];
   return bits;
@@ -302,14 +326,18 @@ std::uint32_t run_lengths(std::uint32_t k, bool runs, std::uint32_t unit) {
   return runs ? static_cast<std::uint32_t>(std::bit_width(unit / k)) : 1;
 }
 
-// A way to cut a table into symbols: k values a tuple, runs or not.
+// A way to cut a table into symbols: k values a tuple, runs or not, each unit's
+// margins less its shift or not.
 struct Shape {
   std::uint32_t k = 1;
   bool runs = false;
+  bool shifted = false;
 };
 
 // The shapes a table of W-byte values may take, in the order they are tried: k = 1,
 // 2, 4, 8 (k W <= 8 bytes, k <= the unit), each without and with runs (runs: k W <= 6).
+// For margins (W = 1) one more round tries the best of them with unit shifts
+// (TableCoder::add_counts): every shape twice had made generation a quarter slower.
 std::vector<Shape> candidate_shapes(std::uint32_t width, std::uint32_t unit) {
   std::vector<Shape> out;
   for (std::uint32_t k = 1; k <= 8 && k * width <= 8 && k <= unit; k *= 2)
@@ -438,11 +466,11 @@ bool TableCoder::done() const { return code_->shapes.empty(); }
 
 SymbolCounts TableCoder::count(const ValueRange& r) const {
   SymbolCounts out;
-  const Entries e{r};
   const std::uint32_t unit = unit_positions();
   auto counted = [&](std::uint64_t p0) { return !code_->sample || (p0 / unit) % 16 == 0; };
-  const DenseValues dense(r, unit, counted);
   for (const Shape& s : code_->shapes) {
+    const Entries e{r, s.shifted};
+    const DenseValues dense(e, unit, counted);
     SymbolCounts::Parts::Part part;
     // A plain array of counts where the shape's symbols are few enough (and no larger
     // than a few times the range: a small range clears a small array), TupleMap else;
@@ -495,14 +523,19 @@ std::expected<void, TableError> TableCoder::add_counts(const SymbolCounts& whole
       std::sort(e.begin(), e.end());
       std::vector<std::uint64_t> freq;
       for (const auto& kn : e) freq.push_back(kn.second);
-      const std::uint64_t bits = coded_bits(freq) + 8 * e.size() * (2 + c.shapes[0].k * width_);
+      // A shifted shape pays a byte a unit counted (every 16th when sampled).
+      const std::uint64_t units = (positions_ + unit_positions() - 1) / unit_positions();
+      const std::uint64_t shift_bits = c.shapes[0].shifted ? 8 * (c.sample ? (units + 15) / 16 : units) : 0;
+      const std::uint64_t bits = coded_bits(freq) + 8 * e.size() * (2 + c.shapes[0].k * width_) + shift_bits;
       if (bits < c.best) {
         c.best = bits;
         c.shape = c.shapes[0];
         c.best_counts = parts[0].map;
       }
     }
-    if (++c.next < c.candidates.size()) {
+    if (++c.next == c.candidates.size() && width_ == 1 && c.best != ~0ull && !c.candidates.back().shifted)
+      c.candidates.push_back(Shape{c.shape.k, c.shape.runs, true});  // the best so far, shifted, once
+    if (c.next < c.candidates.size()) {
       c.shapes = {c.candidates[c.next]};
       return {};
     }
@@ -543,7 +576,7 @@ std::expected<void, TableError> TableCoder::add_counts(const SymbolCounts& whole
       c.dense_number[static_cast<std::size_t>(n)] = static_cast<std::uint32_t>(s);
     }
   }
-  c.lengths = huffman_lengths(freq, code_limit(freq.size()));
+  c.lengths = huffman_lengths(freq, kMaxCodeBits);
   // Canonical codes: by (length, symbol number), each the previous plus one, shifted
   // left at each longer length.
   std::vector<std::size_t> order(c.symbols.size());
@@ -566,6 +599,7 @@ void TableCoder::describe(TableHeader& h) const {
   h.block_positions = static_cast<std::uint32_t>(block_positions());
   h.block_count = blocks();
   h.tuple = c.shape.k;
+  h.unit_shifts = c.shape.shifted;
   h.code_lengths = c.lengths;
   h.symbol_runs.clear();
   h.symbol_values.clear();
@@ -575,10 +609,11 @@ void TableCoder::describe(TableHeader& h) const {
   }
 }
 
-// Block b of the layout in format.h: the starts of its units 1..n-1, then its units.
+// Block b of the layout in format.h: the starts of its units 1..n-1, then its units
+// (each its shift byte first in a shifted code, then its codes).
 std::expected<std::string, TableError> TableCoder::encode_block(const ValueRange& r, std::uint64_t b) const {
   const Code& c = *code_;
-  const Entries e{r};
+  const Entries e{r, c.shape.shifted};
   const std::uint64_t unit = unit_positions();
   const std::uint64_t first = b * block_positions();
   const std::uint64_t count = std::min<std::uint64_t>(block_positions(), positions_ - first);
@@ -591,6 +626,7 @@ std::expected<std::string, TableError> TableCoder::encode_block(const ValueRange
     }
     const std::uint64_t p0 = first + u * unit;
     const std::uint64_t p1 = std::min<std::uint64_t>(p0 + unit, positions_);
+    if (c.shape.shifted) data += static_cast<char>(e.unit_shift(p0 / unit));
     std::uint64_t acc = 0;
     unsigned bits = 0;
     auto put = [&](std::size_t s) {
@@ -629,6 +665,7 @@ std::string encode_header(const TableHeader& h) {
   for (const std::uint8_t l : h.code_lengths) longest = std::max(longest, l);
   code += static_cast<char>(longest);
   put16(code, static_cast<std::uint16_t>(h.code_lengths.size()));
+  code += static_cast<char>(h.unit_shifts ? 1 : 0);
   for (const std::uint8_t l : h.code_lengths) code += static_cast<char>(l);
   for (const std::uint8_t j : h.symbol_runs) code += static_cast<char>(j);
   for (const std::uint16_t x : h.symbol_values) {

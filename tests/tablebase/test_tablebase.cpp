@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include "mancala/notation.h"
 #include "mancala/probe.h"
 #include "tablebase/support.h"
+#include "tablebase/table_bytes.h"
 
 using namespace mancala;
 using namespace mancala::test;
@@ -62,6 +64,59 @@ TEST(Format, MultiBlockTables) {
                                          (kDefaultUnitPositions * kDefaultUnitsPerBlock));
   EXPECT_EQ(*(*t)->read_all(), bytes);
   EXPECT_EQ(static_cast<std::uint8_t>(*(*t)->value(150000)), bytes[150000]);
+}
+
+// Margins that drift along the ranking, with rare outliers: the writer shifts each
+// unit (format 5) and gives the rare symbols codes longer than the reader's one-step
+// 12 bits. Every value reads back, one at a time and by blocks, and the parts make the
+// same file (the path of mancala-tb-mpi); a shift that puts a margin beyond the seeds
+// in play is a corrupt file, not a value.
+std::vector<std::uint8_t> drifting_margins(std::size_t n, int seeds) {
+  std::mt19937 rng(5);
+  std::vector<std::uint8_t> bytes(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int level = static_cast<int>((i / 700) % 9) - 4;
+    int noise = 0;
+    while (noise < 5 && rng() % 3 == 0) ++noise;
+    const int m = std::clamp(level + (rng() % 2 ? noise : -noise), -seeds, seeds);
+    bytes[i] = static_cast<std::uint8_t>(static_cast<std::int8_t>(m));
+  }
+  return bytes;
+}
+
+TEST(Format, ShiftedUnitsAndLongCodes) {
+  TempDir d;
+  const VariantPtr v = variant("oware");
+  const ClassKey key{0, 9};
+  const std::vector<std::uint8_t> bytes = drifting_margins(ClassIndex(*v, key).size(), 9);
+  const fs::path f = d.path / table_file_name(v->name(), key);
+  ASSERT_TRUE(write_table(f, *v, key, bytes, 1));
+  auto t = TableFile::open(f);
+  ASSERT_TRUE(t) << t.error().message;
+  const TableHeader& h = (*t)->header();
+  EXPECT_TRUE(h.unit_shifts);
+  EXPECT_GT(*std::max_element(h.code_lengths.begin(), h.code_lengths.end()), kFastCodeBits);
+  EXPECT_EQ(*(*t)->read_all(), bytes);
+  for (Index i = 0; i < bytes.size(); ++i)
+    ASSERT_EQ(static_cast<std::uint8_t>(*(*t)->value(i)), bytes[i]) << "position " << i;
+
+  // A unit's shift (block 0's first unit: right after the starts) moved far up.
+  const auto raw = slurp(f);
+  std::vector<std::uint8_t> file(raw.begin(), raw.end());
+  table_bytes::Layout l;
+  ASSERT_TRUE(table_bytes::layout(file, l));
+  file[l.data + 2 * (kDefaultUnitsPerBlock - 1)] = 100;
+  ASSERT_TRUE(table_bytes::fix_checksums(file));
+  const fs::path g = d.path / "shifted" / table_file_name(v->name(), key);
+  fs::create_directories(g.parent_path());
+  std::ofstream(g, std::ios::binary).write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));
+  auto bad = TableFile::open(g);
+  ASSERT_TRUE(bad);
+  const auto e = (*bad)->value(0);
+  ASSERT_FALSE(e);
+  EXPECT_EQ(e.error().code, TableError::Corrupt);
+  EXPECT_NE(e.error().message.find("holds a margin of"), std::string::npos) << e.error().message;
+  EXPECT_FALSE((*bad)->read_all());
 }
 
 // The stages of write_table (table_writer.h) run over parts of a table cut at block
@@ -132,6 +187,14 @@ TEST(Format, StagesOverPartsMakeWriteTablesFile) {
         EXPECT_TRUE(file_from_parts(*v, key, bytes, width, cuts) == want) << seeds << " seeds, width " << width << ", "
                                                                             << cuts.size() << " parts";
     }
+  // Shifted units and long codes (Format.ShiftedUnitsAndLongCodes) by parts too.
+  const ClassKey key{0, 9};
+  const std::vector<std::uint8_t> bytes = drifting_margins(ClassIndex(*v, key).size(), 9);
+  const fs::path f = d.path / "drifting";
+  ASSERT_TRUE(write_table(f, *v, key, bytes, 1));
+  const auto file = slurp(f);
+  const std::uint64_t N = TableCoder(bytes.size(), 1).blocks();
+  EXPECT_TRUE(file_from_parts(*v, key, bytes, 1, {0, N / 2, N - 1}) == std::string(file.begin(), file.end()));
 }
 
 TEST(Format, DetectsFlippedByteEverywhere) {

@@ -67,7 +67,7 @@ Result<ParsedPosition> parse_position(std::string_view text) {
 Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest) {
   thread_local std::vector<std::string_view> w;
   words(rest, w);
-  const std::string& who = v->name();
+  const std::string who = v->name();
   if (w.size() < 2) return fail_with(Error::BadPosition, who + ": expected PITS SIDE [FLAGS] after the variant, e.g. '" + format_position(*v, v->start(), Side::South) + "'");
   // Flags first: they can change the board's geometry (none do today but Cenne's flip).
   Position p;

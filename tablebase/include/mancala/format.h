@@ -7,7 +7,7 @@
 // (see TableFile::open). No general-purpose deserializer reads it. Writing (and the
 // folder lock) belongs to generation: table_writer.h, not installed.
 //
-// Layout (format version 4; every integer little-endian, no padding):
+// Layout (format version 5; every integer little-endian, no padding):
 //
 //   offset    size    field
 //   0         8       magic "MANCALTB"
@@ -50,24 +50,36 @@
 // run of equal tuples it can, j = 0 when it codes without runs), and the symbols are
 // coded by a canonical Huffman code:
 //   1 byte k; 1 byte L, the longest code (0 only when there is one symbol; at most
-//   kMaxCodeBits; the writer keeps L <= kFastCodeBits = 12 where the symbols allow);
+//   kMaxCodeBits = 16; the reader looks codes up to kFastCodeBits = 12 bits in one
+//   table, longer ones in two steps);
 //   2 bytes M, the symbols (1 <= M <= kMaxSymbols);
+//   1 byte S: 1 when every unit begins with its shift (margins only, W = 1), else 0;
 //   M bytes: the code length of each symbol (1..L; 0 for a lone symbol);
 //   M bytes: j of each symbol;
 //   M k W bytes: each symbol's tuple, in table order.
 // The code lengths satisfy Kraft's equality (sum 2^-len = 1: every bit string
 // starts with a code). Codes are assigned canonically: symbols in order of (length,
 // symbol number), each code the previous plus one, shifted left at each longer
-// length. C = 4 + 2 M + M k W. Every value of the code is checked against the class
-// when the file is opened (a margin beyond the seeds in play, a win/loss depth below
-// 0, is Corrupt), so a decoded value is always in range.
+// length. C = 5 + 2 M + M k W. Without shifts every value of the code is checked
+// against the class when the file is opened (a margin beyond the seeds in play, a
+// win/loss depth below 0, is Corrupt); with shifts each decoded margin is (the sum is
+// known only then). So a value the reader returns is always in range.
+//
+// Shifts. A class's margins drift along the ranking (the seeds on each side change
+// slowly with the rank), so a unit's margins cluster around a level of their own. With
+// S = 1, unit u's first byte is its shift s_u (int8: the writer takes the lower median
+// of the unit's margins), and its symbols code the margins less s_u (as int8): margin =
+// symbol value + s_u. A byte a unit (0.125 bits a position) buys more: Oware's 16-seed
+// class, 3.95 bits a position in format 4, is 3.68 with shifts and codes of up to 16
+// bits. The writer counts every shape with and without shifts and keeps the smaller.
 //
 // A block: units u = 0..n-1 of U positions each (n = ceil(positions in the block / U),
 // the last unit of the table shorter): n-1 u16 starts s_1 <= ... <= s_{n-1} of units
 // 1..n-1 (unit 0 starts at 0), then the units' bytes from 2(n-1): unit u is bytes
-// [s_u, s_{u+1}) of that part (s_0 = 0, s_n = its end). A unit is the codes of its
-// symbols (covering its ceil(positions / k) tuples), most significant bit first, padded with zero bits to
-// a byte (a code of one symbol has no bits: its blocks are empty). A block holds at
+// [s_u, s_{u+1}) of that part (s_0 = 0, s_n = its end). A unit is its shift byte (S =
+// 1: every unit at least a byte, s_u < s_{u+1}), then the codes of its symbols
+// (covering its ceil(positions / k) tuples), most significant bit first, padded with zero bits to
+// a byte (a code of one symbol has no bits: without shifts its blocks are empty). A block holds at
 // most kMaxBlockPositions positions of at most 16 bits: its part fits the u16 starts.
 // Position i is offset (i mod U) of unit (i mod B) / U of block i / B. A probe
 // verifies a block's CRC the first time it touches it (one bit a block remembers it),
@@ -86,15 +98,16 @@
 // K = 64 (B = 4096): one block of two units (64 and 14 positions). The writer picks k = 1
 // without runs (j = 0): three symbols in table order (ascending raw bytes) 0, +2, -2 (0x00,
 // 0x02, 0xFE), code lengths 2, 2, 1 (Kraft: 1/4 + 1/4 + 1/2 = 1), so by (length, symbol)
-// the codes are -2 -> "0", 0 -> "10", +2 -> "11". The block: the start of unit 1 (u16 11),
-// unit 0's 64 codes in 11 bytes, unit 1's 14 in 4. C = 4 + 2 * 3 + 3 = 13, V = 5, G = 16,
-// H = 104 + 5 + 16 + 13 = 138, D = 138 + 12 + 12 = 162, and the file (oware.2.000...0.mtb)
-// is 162 + 17 + 8 = 187 bytes. The value of position 3 is the symbol of the 4th code of
+// the codes are -2 -> "0", 0 -> "10", +2 -> "11" (S = 0: two shift bytes would cost more
+// than they save). The block: the start of unit 1 (u16 11),
+// unit 0's 64 codes in 11 bytes, unit 1's 14 in 4. C = 5 + 2 * 3 + 3 = 14, V = 5, G = 16,
+// H = 104 + 5 + 16 + 14 = 139, D = 139 + 12 + 12 = 163, and the file (oware.2.000...0.mtb)
+// is 163 + 17 + 8 = 188 bytes. The value of position 3 is the symbol of the 4th code of
 // unit 0 (bytes 00 00: sixteen codes "0", -2): one lookup of 11 bits covers the first codes
 // whole; position 70 is the 7th code of unit 1, read from byte 11 of the units.
 //
-// Files of format versions 1 to 3 are refused with "made by an older format
-// version N; regenerate".
+// Files of format versions 1 to 4 are refused with "made by an older format
+// version N; regenerate" (4 had no S byte and no shifts).
 #pragma once
 
 #include <atomic>
@@ -115,8 +128,9 @@
 namespace mancala {
 
 constexpr char kMagic[8] = {'M', 'A', 'N', 'C', 'A', 'L', 'T', 'B'};
-// 2: reachable-set position lists; 3: binary header; 4: Huffman-coded units read in place
-constexpr std::uint32_t kFormatVersion = 4;
+// 2: reachable-set position lists; 3: binary header; 4: Huffman-coded units read in
+// place; 5: unit shifts
+constexpr std::uint32_t kFormatVersion = 5;
 constexpr std::uint32_t kIndexVersion = 1;
 // 64: a probe skips 32 positions of codes on average (about 3.5 ns each); 256 made it
 // 2.7x slower for 6 % less bytes (results/probe.md).
@@ -126,8 +140,9 @@ constexpr std::uint32_t kMaxUnitPositions = 4096;
 constexpr std::uint32_t kMaxBlockPositions = 1u << 15;  // 16 bits each: a block's part fits u16 starts
 constexpr std::uint32_t kMaxSymbols = 65535;
 constexpr std::uint32_t kMaxCodeBits = 16;
-// The longest code the writer makes when the symbols allow (at most 4096 symbols): the
-// reader's decode tables have 2^max(L, 11) entries of 10 bytes, 40 KiB at L = 12.
+// The longest code the reader looks up in one step: its decode tables have 2^T entries
+// of 10 bytes, T = max(min(L, 12), 11), 40 KiB at T = 12; a longer code takes a second
+// lookup in a sub-table of 2^(L - T) entries.
 constexpr std::uint32_t kFastCodeBits = 12;
 constexpr std::uint32_t kMaxNameBytes = 64;
 constexpr std::uint32_t kFixedHeaderBytes = 104;
@@ -155,6 +170,7 @@ struct TableHeader {
   std::uint32_t subset_crc = 0;
   // The code: k values a symbol, the symbols' code lengths and values (W bytes each).
   std::uint32_t tuple = 1;
+  bool unit_shifts = false;  // S: each unit's first byte is its shift (margins only)
   std::vector<std::uint8_t> code_lengths;
   std::vector<std::uint8_t> symbol_runs;     // j: the symbol is its tuple repeated 2^j times
   std::vector<std::uint16_t> symbol_values;  // M k entries, raw (W = 1: the byte)
@@ -335,6 +351,17 @@ class TableFile {
   std::uint64_t guess(const UnitPlace& p) const {
     return ((p.bytes - p.codes_at) * p.u) >> (block_shift_ - unit_shift_);
   }
+  // The entry of a decoded symbol value `raw` of block b's unit u: itself, or with
+  // shifts the margin raw + shift (as int8s), Corrupt beyond the seeds in play.
+  std::expected<std::uint16_t, TableError> shifted(std::uint16_t raw, int shift, std::size_t b, std::uint32_t u) const;
+  // The decode entry of the code at the top of `window` (at least 57 bits of it are
+  // the unit's): one load, two for a code longer than T bits.
+  std::uint64_t lookup(std::uint64_t window) const {
+    const std::uint64_t e = decode_[window >> (64 - table_bits_)];
+    if (((e >> 16) & 31) != 0) [[likely]]
+      return e;
+    return decode_[long_at_ + ((e & 0xFFFF) << long_bits_) + ((window << table_bits_) >> (64 - long_bits_))];
+  }
   std::expected<void, TableError> check_block(std::size_t b) const;
   std::expected<void, TableError> read_block_into(std::size_t b, std::vector<std::uint8_t>& out) const;
   std::expected<void, TableError> decode_unit(std::size_t b, std::size_t u, std::uint16_t* out) const;
@@ -349,14 +376,28 @@ class TableFile {
   std::uint64_t data_start_ = 0;  // D
   std::uint64_t offsets_at_ = 0;  // H + 4
   std::uint32_t unit_shift_ = 0, block_shift_ = 0, tuple_shift_ = 0, table_bits_ = 0;
+  std::uint32_t long_bits_ = 0;  // L - T: the bits a long code's sub-table reads
+  std::size_t long_at_ = 0;      // where the sub-tables start in decode_
+  int margin_bound_ = 0;  // the largest margin of the class (its seeds, at most 127)
   // Decode table, 2^T entries (T = table_bits_): bits 0-15 the symbol of the first code, 16-20
   // its length, 21-36 its positions, 37-41 / 42-57 the bits / positions of the whole codes in
-  // the window; then the skip table: 2^T u16, 4 a word (entry(), format.cpp).
+  // the window (length 0: a longer code, bits 0-15 its sub-table's number); then the skip
+  // table: 2^T u16, 4 a word (entry(), format.cpp); then the sub-tables, 2^(L - T) entries each.
   std::vector<std::uint64_t> decode_;
   mutable std::unique_ptr<std::atomic<std::uint64_t>[]> checked_;  // a bit per block whose CRC held
   mutable std::mutex mu_;
   mutable std::shared_ptr<const ClassIndex> index_;
   const ClassIndex* ready_index_ = nullptr;
 };
+
+// The three read stages of TableFile::prefetch over a group of n positions, the k-th
+// position `index(k)` of table `table(k)`, one stage over the whole group at a time,
+// before their values are read (Tablebase::entries, the Python module's codes).
+template <class TableOf, class IndexOf>
+void prefetch_stages(std::size_t n, TableOf&& table, IndexOf&& index) {
+  for (std::size_t k = 0; k < n; ++k) table(k).prefetch(index(k));
+  for (std::size_t k = 0; k < n; ++k) table(k).prefetch_unit(index(k));
+  for (std::size_t k = 0; k < n; ++k) table(k).prefetch_codes(index(k));
+}
 
 }  // namespace mancala
