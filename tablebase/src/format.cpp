@@ -380,7 +380,7 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
     p += h.value_width;
   }
   // Every value in range for the class: a decoded value never needs a check (with
-  // shifts, the values are differences: each decoded margin is checked, finish()).
+  // shifts, the values are differences: each decoded margin is checked, shifted()).
   t->margin_bound_ = static_cast<int>(std::min<std::uint32_t>(h.seeds, 127));
   for (const std::uint16_t x : h.symbol_values) {
     if (h.content == TableContent::Distances || h.unit_shifts) break;
@@ -410,10 +410,11 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
     if (get64(offs + 8 * (b + 1)) < get64(offs + 8 * b)) return corrupt("block offsets decreasing at block " + std::to_string(b));
 
   // The decode table: for each window of T bits, the first code's symbol and length,
-  // and how many whole codes (and bits) the window holds. Codes longer than T (at most
-  // kFastCodeBits) are found in two steps: the window of their first T bits points to
-  // a sub-table of 2^(L - T) entries, read by the bits after it; such codes are rare
-  // (the writer gives long codes to rare symbols), and the tables stay 40 KiB.
+  // and how many whole codes (and bits) the window holds (T at most kFastCodeBits).
+  // Codes longer than T (up to kMaxCodeBits) are found in two steps: the window of
+  // their first T bits points to a sub-table of 2^(L - T) entries, read by the bits
+  // after it; such codes are rare (the writer gives long codes to rare symbols), and
+  // the tables stay 40 KiB.
   t->unit_shift_ = static_cast<std::uint32_t>(std::countr_zero(h.unit_positions));
   t->block_shift_ = static_cast<std::uint32_t>(std::countr_zero(h.block_positions));
   t->tuple_shift_ = static_cast<std::uint32_t>(std::countr_zero(h.tuple));
