@@ -646,19 +646,9 @@ std::expected<void, TableError> TableFile::decode_unit(std::size_t b, std::size_
   const std::uint64_t end = u + 1 < p.units ? get16(p.block + 2 * u) : p.bytes - p.codes_at;
   int shift = 0;
   if (h.unit_shifts) shift = static_cast<std::int8_t>(data[start++]);  // checked: the unit holds its shift
-  auto put = [&](std::uint64_t j, std::uint16_t raw) -> std::expected<void, TableError> {
-    auto v = shifted(raw, shift, b, static_cast<std::uint32_t>(u));
-    if (!v) return std::unexpected(v.error());
-    out[j] = *v;
-    return {};
-  };
-  if (decode_.empty()) {
-    for (std::uint64_t j = 0; j < count; ++j)
-      if (auto ok = put(j, h.symbol_values[j & (h.tuple - 1)]); !ok) return ok;
-    return {};
-  }
   std::uint64_t bit = start * 8;
-  for (std::uint64_t j = 0; j < count;) {
+  for (std::uint64_t j = 0; j < count && decode_.empty(); ++j) out[j] = h.symbol_values[j & (h.tuple - 1)];
+  for (std::uint64_t j = 0; j < count && !decode_.empty();) {
     const std::uint64_t e = lookup(load_be64(data + (bit >> 3)) << (bit & 7));
     bit += (e >> 16) & 31;
     if (bit > end * 8)
@@ -666,8 +656,14 @@ std::expected<void, TableError> TableFile::decode_unit(std::size_t b, std::size_
                                                                  std::to_string(u) + " ends before its positions"});
     const std::uint16_t* vals = &h.symbol_values[(e & 0xFFFF) * h.tuple];
     const std::uint64_t span = (e >> 21) & 0xFFFF;
-    for (std::uint64_t x = 0; x < span && j < count; ++x, ++j)
-      if (auto ok = put(j, vals[x & (h.tuple - 1)]); !ok) return ok;
+    for (std::uint64_t x = 0; x < span && j < count; ++x, ++j) out[j] = vals[x & (h.tuple - 1)];
+  }
+  // With shifts, the symbols' values plus the unit's shift: the margins, each checked
+  // (one pass after the decode, so that an unshifted table decodes as before).
+  for (std::uint64_t j = 0; j < count && h.unit_shifts; ++j) {
+    auto v = shifted(out[j], shift, b, static_cast<std::uint32_t>(u));
+    if (!v) return std::unexpected(v.error());
+    out[j] = *v;
   }
   return {};
 }
