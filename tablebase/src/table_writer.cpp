@@ -128,6 +128,23 @@ struct Entries {
     if (!shifted) return value(i);
     return static_cast<std::uint8_t>(value(i) - unit_shift(std::min(i, r.total - 1) / kDefaultUnitPositions));
   }
+  // f(i - p0, at(i)) for the entries [p0, end) of one unit (p0 its first position, end
+  // at most a unit past it, the last tuple's padding included): the shift found once.
+  template <class F>
+  void each(std::uint64_t p0, std::uint64_t end, F&& f) const {
+    const std::uint64_t p1 = std::min(end, r.total);
+    const std::uint8_t* b = r.bytes + (p0 - r.first) * r.width;
+    if (r.width == 1) {
+      const std::uint8_t s = shifted ? unit_shift(p0 / kDefaultUnitPositions) : 0;
+      for (std::uint64_t i = 0; i < p1 - p0; ++i) f(i, static_cast<std::uint8_t>(b[i] - s));
+    } else {
+      for (std::uint64_t i = 0; i < p1 - p0; ++i) f(i, static_cast<std::uint64_t>(b[2 * i] | b[2 * i + 1] << 8));
+    }
+    if (p1 < end) {
+      const std::uint64_t last = at(r.total - 1);
+      for (std::uint64_t i = p1; i < end; ++i) f(i - p0, last);
+    }
+  }
   std::uint64_t tuple(std::uint64_t t, std::uint32_t k) const {
     std::uint64_t key = 0;
     for (std::uint32_t j = 0; j < k; ++j) key |= at(t * k + j) << (8 * r.width * j);
@@ -140,12 +157,23 @@ struct Entries {
     if (u != shift_unit_) {
       const std::uint64_t p0 = u * kDefaultUnitPositions, p1 = std::min(p0 + kDefaultUnitPositions, r.total);
       int m[kDefaultUnitPositions];
-      for (std::uint64_t i = p0; i < p1; ++i) m[i - p0] = static_cast<std::int8_t>(value(i));
+      int lo = 127, hi = -128;
+      for (std::uint64_t i = p0; i < p1; ++i) {
+        m[i - p0] = static_cast<std::int8_t>(r.bytes[i - r.first]);
+        lo = std::min(lo, m[i - p0]);
+        hi = std::max(hi, m[i - p0]);
+      }
       const auto n = static_cast<std::ptrdiff_t>(p1 - p0);
-      std::nth_element(m, m + (n - 1) / 2, m + n);
-      const int median = m[(n - 1) / 2];
-      const auto [lo, hi] = std::minmax_element(m, m + n);
-      shift_ = static_cast<std::uint8_t>(std::clamp(median, *hi - 127, *lo + 128));
+      int median = lo;
+      if (hi - lo < 64) {  // the usual unit: its margins counted, then the (n-1)/2-th found
+        std::uint8_t count[64] = {};
+        for (std::ptrdiff_t i = 0; i < n; ++i) ++count[m[i] - lo];
+        for (std::ptrdiff_t seen = count[0]; seen <= (n - 1) / 2; seen += count[median - lo]) ++median;
+      } else {
+        std::nth_element(m, m + (n - 1) / 2, m + n);
+        median = m[(n - 1) / 2];
+      }
+      shift_ = static_cast<std::uint8_t>(std::clamp(median, hi - 127, lo + 128));
       shift_unit_ = u;
     }
     return shift_;
@@ -173,11 +201,7 @@ class DenseValues {
     for (std::uint64_t p0 = r.first; p0 < r.first + r.count; p0 += unit) {
       if (!counted(p0)) continue;
       const std::uint64_t p1 = std::min(p0 + unit, r.first + r.count);
-      const std::uint8_t* b = r.bytes + (p0 - r.first) * r.width;
-      if (r.width == 1 && !e.shifted)
-        for (std::uint64_t i = 0; i < p1 - p0; ++i) seen[b[i]] = 1;
-      else
-        for (std::uint64_t i = p0; i < p1; ++i) seen[e.at(i)] = 1;
+      e.each(p0, p1, [&](std::uint64_t, std::uint64_t v) { seen[v] = 1; });
     }
     if (r.count > 0 && r.first + r.count == r.total) seen[e.at(r.total - 1)] = 1;
     number_values(seen);
@@ -303,7 +327,8 @@ bool parse_dense_unit(const Entries& e, const DenseValues& d, std::uint32_t k, b
   std::uint32_t num[kDefaultUnitPositions];  // the unit's entries' numbers (its last tuple padded: Entries::at)
   const std::uint64_t end = (p1 + k - 1) / k * k;
   bool absent = end - p0 > kDefaultUnitPositions;
-  for (std::uint64_t i = p0; i < end && !absent; ++i) absent |= (num[i - p0] = d.number(e.at(i))) == DenseValues::kAbsent;
+  if (absent) return false;
+  e.each(p0, end, [&](std::uint64_t i, std::uint64_t v) { absent |= (num[i] = d.number(v)) == DenseValues::kAbsent; });
   if (absent) return false;
   const std::uint64_t V = d.count();
   std::uint64_t vk = 1;
@@ -334,15 +359,22 @@ struct Shape {
   bool shifted = false;
 };
 
+// Tables of at least this many positions try shapes with runs only: of the 179 files
+// of 16,384 positions or more of the small set (results/checksums/small.sha256), values
+// and distances, every one chose runs, and each round not counted is a pass over the
+// table's values.
+constexpr std::uint64_t kRunsOnlyFrom = std::uint64_t{1} << 16;
+
 // The shapes a table of W-byte values may take, in the order they are tried: k = 1,
-// 2, 4, 8 (k W <= 8 bytes, k <= the unit), each without and with runs (runs: k W <= 6).
-// For margins (W = 1) one more round tries the best of them with unit shifts
-// (TableCoder::add_counts): every shape twice had made generation a quarter slower.
-std::vector<Shape> candidate_shapes(std::uint32_t width, std::uint32_t unit) {
+// 2, 4, 8 (k W <= 8 bytes, k <= the unit), each without and with runs (runs: k W <= 6;
+// from kRunsOnlyFrom positions on, with runs only). For margins (W = 1) one more round
+// tries the best of them with unit shifts (TableCoder::add_counts): every shape twice
+// had made generation a quarter slower.
+std::vector<Shape> candidate_shapes(std::uint32_t width, std::uint32_t unit, std::uint64_t positions) {
   std::vector<Shape> out;
   for (std::uint32_t k = 1; k <= 8 && k * width <= 8 && k <= unit; k *= 2)
     for (const bool runs : {false, true})
-      if (!runs || k * width <= 6) out.push_back(Shape{k, runs});
+      if ((!runs || k * width <= 6) && (runs || positions < kRunsOnlyFrom)) out.push_back(Shape{k, runs});
   return out;
 }
 
@@ -455,7 +487,7 @@ TableCoder::TableCoder(std::uint64_t positions, std::uint32_t width)
   // The first rounds count the candidate shapes, one a round (every 16th unit of a
   // large table: one shape's counts in memory at a time, as the ranks sum them); a
   // last round (large tables only) the chosen shape's symbols exactly.
-  code_->candidates = candidate_shapes(width, unit_positions());
+  code_->candidates = candidate_shapes(width, unit_positions(), positions);
   code_->shapes = {code_->candidates[0]};
   code_->sample = positions > kSampleAbove;
 }
