@@ -530,7 +530,7 @@ std::expected<void, TableError> TableFile::check_against(const Variant& v) const
   return check_against(v, ClassKey{h.state, static_cast<int>(h.seeds)});
 }
 
-// Block b's offsets, checksum and unit starts, once: then a bit remembers it.
+// Block b's offsets, checksum and unit lengths, once: then a bit remembers it.
 std::expected<void, TableError> TableFile::check_block(std::size_t b) const {
   const TableHeader& h = header_;
   auto corrupt = [&](const std::string& what) {
@@ -542,18 +542,18 @@ std::expected<void, TableError> TableFile::check_block(std::size_t b) const {
   if (crc32(map_ + data_start_ + o0, static_cast<std::size_t>(o1 - o0)) != get32(offs + crc_at)) return corrupt("checksum mismatch");
   const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - static_cast<std::uint64_t>(b) * h.block_positions);
   const std::uint64_t units = (count + h.unit_positions - 1) / h.unit_positions;
-  if (o1 - o0 < 2 * (units - 1)) return corrupt("is shorter than its unit starts");
-  const std::uint64_t data = o1 - o0 - 2 * (units - 1);
-  const unsigned char* starts = map_ + data_start_ + o0;
-  // With shifts every unit holds at least its shift byte: the starts increase.
+  if (o1 - o0 < units - 1) return corrupt("is shorter than its unit lengths");
+  const std::uint64_t data = o1 - o0 - (units - 1);
+  const unsigned char* lengths = map_ + data_start_ + o0;
+  // With shifts every unit holds at least its shift byte; the units end inside the block.
   const std::uint64_t least = h.unit_shifts ? 1 : 0;
-  std::uint64_t prev = 0;
-  for (std::uint64_t u = 1; u < units; ++u) {
-    const std::uint64_t s = get16(starts + 2 * (u - 1));
-    if (s < prev + least || s > data) return corrupt("has unit starts out of order");
-    prev = s;
+  std::uint64_t end = 0;
+  for (std::uint64_t u = 0; u + 1 < units; ++u) {
+    if (lengths[u] < least) return corrupt("has a unit without its shift");
+    end += lengths[u];
   }
-  if (data < prev + least) return corrupt("has a unit without its shift");
+  if (end > data) return corrupt("has units that end past it");
+  if (data < end + least) return corrupt("has a unit without its shift");
   checked_[b / 64].fetch_or(1ull << (b % 64), std::memory_order_release);
   return {};
 }
@@ -586,8 +586,8 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
   // start, made single probes a third faster; the batch's stages load instead: see
   // prefetch().)
   __builtin_prefetch(data + guess(p));
-  std::uint64_t start = u ? get16(p.block + 2 * (u - 1)) : 0;
-  const std::uint64_t end = u + 1 < p.units ? get16(p.block + 2 * u) : p.bytes - p.codes_at;
+  std::uint64_t start = unit_start(p.block, u);
+  const std::uint64_t end = u + 1 < p.units ? start + p.block[u] : p.bytes - p.codes_at;
   int shift = 0;
   if (h.unit_shifts) shift = static_cast<std::int8_t>(data[start++]);  // checked: the unit holds its shift
   if (decode_.empty()) return shifted(h.symbol_values[j & (h.tuple - 1)], shift, b, u);
@@ -642,8 +642,8 @@ std::expected<void, TableError> TableFile::decode_unit(std::size_t b, std::size_
   }
   const UnitPlace p = place(first);  // the block is checked (read_block_into)
   const unsigned char* data = p.block + p.codes_at;
-  std::uint64_t start = u ? get16(p.block + 2 * (u - 1)) : 0;
-  const std::uint64_t end = u + 1 < p.units ? get16(p.block + 2 * u) : p.bytes - p.codes_at;
+  std::uint64_t start = unit_start(p.block, u);
+  const std::uint64_t end = u + 1 < p.units ? start + p.block[u] : p.bytes - p.codes_at;
   int shift = 0;
   if (h.unit_shifts) shift = static_cast<std::int8_t>(data[start++]);  // checked: the unit holds its shift
   std::uint64_t bit = start * 8;

@@ -641,7 +641,7 @@ void TableCoder::describe(TableHeader& h) const {
   }
 }
 
-// Block b of the layout in format.h: the starts of its units 1..n-1, then its units
+// Block b of the layout in format.h: the lengths of its units 0..n-2, then its units
 // (each its shift byte first in a shifted code, then its codes).
 std::expected<std::string, TableError> TableCoder::encode_block(const ValueRange& r, std::uint64_t b) const {
   const Code& c = *code_;
@@ -650,12 +650,9 @@ std::expected<std::string, TableError> TableCoder::encode_block(const ValueRange
   const std::uint64_t first = b * block_positions();
   const std::uint64_t count = std::min<std::uint64_t>(block_positions(), positions_ - first);
   const std::uint64_t units = (count + unit - 1) / unit;
-  std::string data, starts;
+  std::string data, lengths;
   for (std::uint64_t u = 0; u < units; ++u) {
-    if (u > 0) {
-      if (data.size() > 0xFFFF) return std::unexpected(TableError{TableError::Internal, "a block's units exceed 64 KiB"});
-      put16(starts, static_cast<std::uint16_t>(data.size()));
-    }
+    const std::size_t unit_at = data.size();
     const std::uint64_t p0 = first + u * unit;
     const std::uint64_t p1 = std::min<std::uint64_t>(p0 + unit, positions_);
     if (c.shape.shifted) data += static_cast<char>(e.unit_shift(p0 / unit));
@@ -683,8 +680,12 @@ std::expected<std::string, TableError> TableCoder::encode_block(const ValueRange
                  [&](std::uint64_t key) { put(static_cast<std::size_t>(c.number.get(key))); });
     }
     if (bits > 0) data += static_cast<char>((acc << (8 - bits)) & 0xFF);
+    if (u + 1 < units) {
+      if (data.size() - unit_at > 0xFF) return std::unexpected(TableError{TableError::Internal, "a unit of more than 255 bytes"});
+      lengths += static_cast<char>(data.size() - unit_at);
+    }
   }
-  return starts + data;
+  return lengths + data;
 }
 
 namespace {

@@ -263,13 +263,13 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
     return t;
   };
   // A block whose units end before its positions (its checksum recomputed): block
-  // 1's units cut to their starts and one byte; reading it is Corrupt, never a value
+  // 1's units cut to their lengths and one byte; reading it is Corrupt, never a value
   // from beyond the unit.
   {
     auto b = good;
     const std::uint64_t o1 = tb::get64(b, l.offsets + 8), o2 = tb::get64(b, l.offsets + 16);
     const std::uint64_t units = kDefaultUnitsPerBlock;
-    std::vector<std::uint8_t> cut(2 * (units - 1) + 1, 0);
+    std::vector<std::uint8_t> cut((units - 1) + 1, 0);
     b.erase(b.begin() + static_cast<long>(l.data + o1), b.begin() + static_cast<long>(l.data + o2));
     b.insert(b.begin() + static_cast<long>(l.data + o1), cut.begin(), cut.end());
     const std::int64_t shrink = static_cast<std::int64_t>(o2 - o1) - static_cast<std::int64_t>(cut.size());
@@ -285,12 +285,12 @@ TEST(Hostile, ImplausibleCountsAndOffsetsAreCorrupt) {
     EXPECT_EQ(x.error().code, TableError::Corrupt) << x.error().message;
     EXPECT_TRUE((*t)->value(5));  // block 0 is intact
   }
-  // A block whose unit starts all point past its end (its checksum recomputed): the
+  // A block whose unit lengths all point past its end (its checksum recomputed): the
   // stages stay inside the file, and its values are Corrupt.
   {
     auto b = good;
     const std::uint64_t o1 = tb::get64(b, l.offsets + 8);
-    for (std::uint64_t k = 0; k < 2 * (kDefaultUnitsPerBlock - 1); ++k) b[l.data + o1 + k] = 0xFF;
+    for (std::uint64_t k = 0; k < kDefaultUnitsPerBlock - 1; ++k) b[l.data + o1 + k] = 0xFF;
     auto t = open_and_stage(b);
     ASSERT_TRUE(t) << t.error().message;
     auto x = (*t)->value(B + 5 * kDefaultUnitPositions);

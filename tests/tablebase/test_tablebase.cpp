@@ -100,12 +100,12 @@ TEST(Format, ShiftedUnitsAndLongCodes) {
   for (Index i = 0; i < bytes.size(); ++i)
     ASSERT_EQ(static_cast<std::uint8_t>(*(*t)->value(i)), bytes[i]) << "position " << i;
 
-  // A unit's shift (block 0's first unit: right after the starts) moved far up.
+  // A unit's shift (block 0's first unit: right after the lengths) moved far up.
   const auto raw = slurp(f);
   std::vector<std::uint8_t> file(raw.begin(), raw.end());
   table_bytes::Layout l;
   ASSERT_TRUE(table_bytes::layout(file, l));
-  file[l.data + 2 * (kDefaultUnitsPerBlock - 1)] = 100;
+  file[l.data + (kDefaultUnitsPerBlock - 1)] = 100;
   ASSERT_TRUE(table_bytes::fix_checksums(file));
   const fs::path g = d.path / "shifted" / table_file_name(v->name(), key);
   fs::create_directories(g.parent_path());

@@ -7,7 +7,7 @@
 // (see TableFile::open). No general-purpose deserializer reads it. Writing (and the
 // folder lock) belongs to generation: table_writer.h, not installed.
 //
-// Layout (format version 5; every integer little-endian, no padding):
+// Layout (format version 6; every integer little-endian, no padding):
 //
 //   offset    size    field
 //   0         8       magic "MANCALTB"
@@ -22,7 +22,7 @@
 //   44        4       index filter zero_to (int32)
 //   48        8       positions in the table
 //   56        4       value width W: 1 (int8 margin) or 2 (int16 win/loss, or u16 distance)
-//   60        4       unit positions U: a power of two, 1 <= U <= kMaxUnitPositions
+//   60        4       unit positions U: a power of two, 1 <= U <= kMaxUnitPositions (64)
 //   64        4       units a block K: a power of two, U K <= kMaxBlockPositions (B = U K)
 //   68        4       CRC-32 of the position list (0 without one)
 //   72        8       position-list length (reachable-set tables: = positions; else 0)
@@ -71,16 +71,19 @@
 // of the unit's margins), and its symbols code the margins less s_u (as int8): margin =
 // symbol value + s_u. A byte a unit (0.125 bits a position) buys more: Oware's 16-seed
 // class, 3.95 bits a position in format 4, is 3.68 with shifts and codes of up to 16
-// bits. The writer counts every shape with and without shifts and keeps the smaller.
+// bits. The writer counts its best shape with shifts too and keeps the smaller.
 //
 // A block: units u = 0..n-1 of U positions each (n = ceil(positions in the block / U),
-// the last unit of the table shorter): n-1 u16 starts s_1 <= ... <= s_{n-1} of units
-// 1..n-1 (unit 0 starts at 0), then the units' bytes from 2(n-1): unit u is bytes
-// [s_u, s_{u+1}) of that part (s_0 = 0, s_n = its end). A unit is its shift byte (S =
-// 1: every unit at least a byte, s_u < s_{u+1}), then the codes of its symbols
-// (covering its ceil(positions / k) tuples), most significant bit first, padded with zero bits to
-// a byte (a code of one symbol has no bits: without shifts its blocks are empty). A block holds at
-// most kMaxBlockPositions positions of at most 16 bits: its part fits the u16 starts.
+// the last unit of the table shorter): n-1 u8 lengths l_0, ..., l_{n-2} of units
+// 0..n-2, then the units' bytes from n-1: unit u is bytes [s_u, s_u + l_u) of that
+// part, s_u = l_0 + ... + l_{u-1} (s_0 = 0; the last unit runs to the block's end). A
+// unit is its shift byte (S = 1: every unit at least a byte), then the codes of its
+// symbols (covering its ceil(positions / k) tuples), most significant bit first, padded
+// with zero bits to a byte (a code of one symbol has no bits: without shifts its blocks
+// are empty). A unit holds at most U codes of at most 16 bits and a shift byte: 129
+// bytes at U = 64, so its length fits a byte. (Format 5 gave each unit a u16 start: a
+// byte a unit more, 0.125 bits a position; the reader adds the lengths before a unit, 8
+// of them an add, see unit_start.)
 // Position i is offset (i mod U) of unit (i mod B) / U of block i / B. A probe
 // verifies a block's CRC the first time it touches it (one bit a block remembers it),
 // then decodes in place: it skips the symbols before its position by table lookups
@@ -99,15 +102,15 @@
 // without runs (j = 0): three symbols in table order (ascending raw bytes) 0, +2, -2 (0x00,
 // 0x02, 0xFE), code lengths 2, 2, 1 (Kraft: 1/4 + 1/4 + 1/2 = 1), so by (length, symbol)
 // the codes are -2 -> "0", 0 -> "10", +2 -> "11" (S = 0: two shift bytes would cost more
-// than they save). The block: the start of unit 1 (u16 11),
+// than they save). The block: the length of unit 0 (u8 11),
 // unit 0's 64 codes in 11 bytes, unit 1's 14 in 4. C = 5 + 2 * 3 + 3 = 14, V = 5, G = 16,
 // H = 104 + 5 + 16 + 14 = 139, D = 139 + 12 + 12 = 163, and the file (oware.2.000...0.mtb)
-// is 163 + 17 + 8 = 188 bytes. The value of position 3 is the symbol of the 4th code of
+// is 163 + 16 + 8 = 187 bytes. The value of position 3 is the symbol of the 4th code of
 // unit 0 (bytes 00 00: sixteen codes "0", -2): one lookup of 11 bits covers the first codes
 // whole; position 70 is the 7th code of unit 1, read from byte 11 of the units.
 //
-// Files of format versions 1 to 4 are refused with "made by an older format
-// version N; regenerate" (4 had no S byte and no shifts).
+// Files of format versions 1 to 5 are refused with "made by an older format
+// version N; regenerate" (4 had no S byte and no shifts, 5 u16 unit starts).
 #pragma once
 
 #include <atomic>
@@ -129,15 +132,15 @@ namespace mancala {
 
 constexpr char kMagic[8] = {'M', 'A', 'N', 'C', 'A', 'L', 'T', 'B'};
 // 2: reachable-set position lists; 3: binary header; 4: Huffman-coded units read in
-// place; 5: unit shifts
-constexpr std::uint32_t kFormatVersion = 5;
+// place; 5: unit shifts; 6: u8 unit lengths
+constexpr std::uint32_t kFormatVersion = 6;
 constexpr std::uint32_t kIndexVersion = 1;
 // 64: a probe skips 32 positions of codes on average (about 3.5 ns each); 256 made it
 // 2.7x slower for 6 % less bytes (results/probe.md).
 constexpr std::uint32_t kDefaultUnitPositions = 64;
 constexpr std::uint32_t kDefaultUnitsPerBlock = 64;
-constexpr std::uint32_t kMaxUnitPositions = 4096;
-constexpr std::uint32_t kMaxBlockPositions = 1u << 15;  // 16 bits each: a block's part fits u16 starts
+constexpr std::uint32_t kMaxUnitPositions = 64;  // a unit's length fits a byte
+constexpr std::uint32_t kMaxBlockPositions = 1u << 15;
 constexpr std::uint32_t kMaxSymbols = 65535;
 constexpr std::uint32_t kMaxCodeBits = 16;
 // The longest code the reader looks up in one step: its decode tables have 2^T entries
@@ -289,7 +292,10 @@ class TableFile {
   void prefetch_unit(Index i) const {
     if (i >= header_.positions || decode_.empty()) return;
     const UnitPlace p = place(i);
-    if (p.u > 0 && 2 * p.u <= p.bytes) touch(p.block + 2 * (p.u - 1));
+    if (p.u > 0 && p.u <= p.bytes) {
+      touch(p.block);
+      touch(p.block + (p.u - 1));
+    }
     const std::uint64_t at = p.codes_at + guess(p);
     if (at < p.bytes) touch(p.block + at);
     if (at + 64 < p.bytes) touch(p.block + at + 64);
@@ -297,8 +303,8 @@ class TableFile {
   void prefetch_codes(Index i) const {
     if (i >= header_.positions || decode_.empty()) return;
     const UnitPlace p = place(i);
-    if (p.u > 0 && 2 * p.u <= p.bytes) {
-      const std::uint64_t at = p.codes_at + get16(p.block + 2 * (p.u - 1));
+    if (p.u > 0 && p.u <= p.bytes) {
+      const std::uint64_t at = p.codes_at + unit_start(p.block, p.u);
       if (at < p.bytes) touch(p.block + at);
     }
   }
@@ -329,7 +335,7 @@ class TableFile {
  private:
   // Where position i's unit lies: its block's bytes [block, block + bytes) (from the
   // offsets: inside the file), the block's units, the unit u, and where the codes start
-  // (after the u - 1 starts; at most `bytes` in a block not yet checked).
+  // (after the n - 1 lengths; at most `bytes` in a block not yet checked).
   struct UnitPlace {
     const unsigned char* block;
     std::uint64_t bytes, codes_at;
@@ -343,7 +349,28 @@ class TableFile {
     const std::uint64_t count = std::min<std::uint64_t>(header_.block_positions, header_.positions - first);
     const auto units = static_cast<std::uint32_t>((count + header_.unit_positions - 1) >> unit_shift_);
     const auto u = static_cast<std::uint32_t>((i - first) >> unit_shift_);
-    return {map_ + data_start_ + o0, o1 - o0, std::min<std::uint64_t>(2 * (units - 1), o1 - o0), units, u};
+    return {map_ + data_start_ + o0, o1 - o0, std::min<std::uint64_t>(units - 1, o1 - o0), units, u};
+  }
+  // Where unit u starts in its block's codes: the sum of the lengths of units 0..u-1
+  // (the block's first u bytes), eight bytes an add: each 64-bit word's bytes summed in
+  // pairs, then the four pairs by a multiply. Reads whole words from `lengths`: the
+  // caller keeps u within the block's bytes, and the file's 8 zero bytes keep the last
+  // word inside it.
+  static std::uint64_t unit_start(const unsigned char* lengths, std::uint32_t u) {
+    constexpr std::uint64_t kLow = 0x00FF00FF00FF00FFull, kSum = 0x0001000100010001ull;
+    std::uint64_t sum = 0;
+    std::uint32_t w = 0;
+    for (; w + 8 <= u; w += 8) {
+      std::uint64_t x = get64(lengths + w);
+      x = (x & kLow) + ((x >> 8) & kLow);
+      sum += (x * kSum) >> 48;
+    }
+    if (w < u) {
+      std::uint64_t x = get64(lengths + w) & ((std::uint64_t{1} << (8 * (u - w))) - 1);
+      x = (x & kLow) + ((x >> 8) & kLow);
+      sum += (x * kSum) >> 48;
+    }
+    return sum;
   }
   // Where unit u's codes most likely start, from the codes' start: the codes shared
   // evenly by a full block's units (a shift, not a division: a 64-bit division had
