@@ -352,7 +352,7 @@ py::array_t<std::int32_t> class_values(const ClassRef& ref, const std::optional<
       }
     }
     // Codes in any order: a group at a time, the reads of each stage of the group
-    // (format.h: the blocks' offsets, the units' starts, their codes) before any
+    // (format.h: the blocks' offsets, the units' lengths, their codes) before any
     // decode, so that the cache misses of a stage overlap.
     constexpr std::size_t kGroup = Tablebase::kBatch;
     for (std::size_t g = 0; in && g < n && !error; g += kGroup) {

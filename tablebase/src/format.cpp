@@ -578,7 +578,7 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
     if (auto ok = check_block(b); !ok) return std::unexpected(ok.error());
   const std::uint32_t j = static_cast<std::uint32_t>(i & (h.unit_positions - 1));
   if (decode_.empty() && !h.unit_shifts) return h.symbol_values[j & (h.tuple - 1)];  // one symbol: no bits
-  const UnitPlace p = place(i);  // the block is checked: its unit starts fit it, in order
+  const UnitPlace p = place(i);  // the block is checked: its units end inside it
   const std::uint32_t u = p.u;
   const unsigned char* data = p.block + p.codes_at;
   // Where the unit's codes most likely lie: their read starts now, beside that of the

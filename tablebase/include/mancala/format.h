@@ -277,9 +277,9 @@ class TableFile {
   }
   // Three stages for a caller that holds several positions (Tablebase::values, probe):
   // prefetch(i) reads what entry(i) needs first (its block's offsets); prefetch_unit(i)
-  // the unit's start and the bytes where its codes most likely lie (the block's codes
+  // the unit lengths before it and the bytes where its codes most likely lie (the block's codes
   // shared evenly by its units: right for about 85 % of Oware's units); prefetch_codes(i)
-  // the bytes its start gives. Run over many positions, one stage at a time, before
+  // the bytes its start (their sum) gives. Run over many positions, one stage at a time, before
   // their entry() calls, the cache misses of a stage all overlap; without the third,
   // the misses of wrong guesses came one after another inside entry(). They are loads
   // whose values are dropped, not prefetch instructions: on the machine of
