@@ -233,7 +233,8 @@ TableFile::~TableFile() {
 }
 
 std::size_t TableFile::heap_bytes() const {
-  std::size_t n = sizeof *this + decode_.size() * 8 + header_.symbol_values.size() * 2 + 2 * header_.code_lengths.size() +
+  std::size_t n = sizeof *this + decode_.size() * 8 + multi_bytes() + header_.symbol_values.size() * 2 +
+                  2 * header_.code_lengths.size() +
                   (header_.blocks() + 63) / 64 * 8;
   std::lock_guard lock(mu_);
   if (index_ && index_->subset()) n += index_->subset()->size() * sizeof(Index);
@@ -642,7 +643,7 @@ std::expected<void, TableError> TableFile::decode_unit(std::size_t b, std::size_
   }
   const UnitPlace p = place(first);  // the block is checked (read_block_into)
   const unsigned char* data = p.block + p.codes_at;
-  std::uint64_t start = unit_start(p.block, u);
+  std::uint64_t start = unit_start(p.block, static_cast<std::uint32_t>(u));
   const std::uint64_t end = u + 1 < p.units ? start + p.block[u] : p.bytes - p.codes_at;
   int shift = 0;
   if (h.unit_shifts) shift = static_cast<std::int8_t>(data[start++]);  // checked: the unit holds its shift
@@ -677,15 +678,129 @@ std::expected<void, TableError> TableFile::decode_unit(std::size_t b, std::size_
   return {};
 }
 
+void TableFile::build_multi() const {
+  // For read_bytes_block (W = 1, with a code; made on its first call, as only block
+  // reads use it): each symbol's tuple repeated to 8 bytes (k divides 8), and for each
+  // window of kMultiBits bits the values of its whole codes while they cover at most 8
+  // positions (several codes a lookup: a unit's codes are a chain of dependent loads
+  // otherwise), with their bits and positions (0: the first code is longer, or covers
+  // more than 8). Worked example: Oware's 2-seed table (format.h: codes -2 "0", 0 "10",
+  // +2 "11", k = 1, no runs): the window 0110 0000 000 holds "0" "11" "0" "0" "0" "0"
+  // "0" "0" (8 codes, 9 bits, 8 positions): bytes FE 02 FE FE FE FE FE FE, 9 bits.
+  const TableHeader& h = header_;
+  const std::size_t m = h.code_lengths.size();
+  const std::uint32_t T = table_bits_;
+  pattern_.assign(m, 0);
+  for (std::size_t s = 0; s < m; ++s)
+    for (std::size_t x = 0; x < 8; ++x)
+      pattern_[s] |= std::uint64_t{static_cast<std::uint8_t>(h.symbol_values[s * h.tuple + (x & (h.tuple - 1))])} << (8 * x);
+  multi_.assign(std::size_t{2} << kMultiBits, 0);
+  for (std::uint64_t w = 0; w < (std::uint64_t{1} << kMultiBits); ++w) {
+    const std::uint64_t window = w << (64 - kMultiBits);
+    std::uint64_t used = 0, covered = 0, bytes = 0;
+    for (;;) {  // decode_'s first 2^T entries: bits 0-36 the window's first code
+      const std::uint64_t e = decode_[(window << used) >> (64 - T)], l = (e >> 16) & 31, span = (e >> 21) & 0xFFFF;
+      if (l == 0 || used + l > kMultiBits || covered + span > 8) break;
+      for (std::uint64_t x = 0; x < span; ++x, ++covered)
+        bytes |= std::uint64_t{static_cast<std::uint8_t>(h.symbol_values[(e & 0xFFFF) * h.tuple + (x & (h.tuple - 1))])}
+                 << (8 * covered);
+      used += l;
+    }
+    multi_[2 * w] = bytes;
+    multi_[2 * w + 1] = used | covered << 8;
+  }
+}
+
+std::expected<void, TableError> TableFile::read_bytes_block(std::size_t b, std::uint64_t count, std::uint8_t* dst) const {
+  const TableHeader& h = header_;
+  const UnitPlace p = place(static_cast<std::uint64_t>(b) << block_shift_);  // the block is checked
+  const unsigned char* data = p.block + p.codes_at;
+  const std::uint64_t *codes = decode_.data(), *multi = multi_.data(), *patterns = pattern_.data();
+  const std::uint32_t T = table_bits_;
+  std::uint64_t start = 0;  // unit u's start: the lengths before it, added as the walk goes
+  for (std::uint32_t u = 0; u < p.units; ++u) {
+    const std::uint64_t end = u + 1 < p.units ? start + p.block[u] : p.bytes - p.codes_at;
+    const std::uint64_t n = std::min<std::uint64_t>(h.unit_positions, count - (static_cast<std::uint64_t>(u) << unit_shift_));
+    std::uint8_t* d = dst + (static_cast<std::uint64_t>(u) << unit_shift_);
+    int shift = 0;
+    if (h.unit_shifts) shift = static_cast<std::int8_t>(data[start++]);  // checked: the unit holds its shift
+    std::uint64_t bit = start * 8;
+    const std::uint64_t end_bit = end * 8;
+    // Stores of 8 bytes: what passes the unit's end is written over by the next unit
+    // (or is the caller's slack). A symbol starts on a tuple, so its pattern lines up.
+    // The next bits wait in a 64-bit buffer, refilled when fewer than a longest code
+    // remain (the loads leave the chain of lookups); the tables are read through local
+    // pointers (a byte store may alias any member).
+    std::uint64_t buf = load_be64(data + (bit >> 3)) << (bit & 7);
+    std::uint64_t avail = 64 - (bit & 7);
+    for (std::uint64_t j = 0; j < n;) {
+      if (avail < kMaxCodeBits) {
+        buf = load_be64(data + (bit >> 3)) << (bit & 7);
+        avail = 64 - (bit & 7);
+      }
+      const std::uint64_t* m = multi + 2 * (buf >> (64 - kMultiBits));
+      const std::uint64_t used = m[1] & 0xFF, covered = m[1] >> 8;
+      if (covered != 0 && j + covered <= n && bit + used <= end_bit) {  // whole codes inside the unit
+        std::memcpy(d + j, m, 8);
+        j += covered;
+        bit += used;
+        buf <<= used;
+        avail -= used;
+        continue;
+      }
+      std::uint64_t e = codes[buf >> (64 - T)];
+      if (((e >> 16) & 31) == 0) [[unlikely]]  // a longer code: its sub-table (lookup())
+        e = codes[long_at_ + ((e & 0xFFFF) << long_bits_) + ((buf << T) >> (64 - long_bits_))];
+      const std::uint64_t l = (e >> 16) & 31;
+      bit += l;
+      if (bit > end_bit)
+        return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " unit " +
+                                                                   std::to_string(u) + " ends before its positions"});
+      buf <<= l;
+      avail -= l;
+      const std::uint64_t span = (e >> 21) & 0xFFFF, pattern = patterns[e & 0xFFFF];
+      for (std::uint64_t x = 0; x < span; x += 8) std::memcpy(d + j + x, &pattern, 8);
+      j += span;
+    }
+    if (h.unit_shifts) {
+      // The margins: the values plus the shift, checked together (the least and largest
+      // value first, a pass that vectorizes); decode_unit names the first out of range.
+      int lo = 127, hi = -128;
+      for (std::uint64_t j = 0; j < n; ++j) {
+        lo = std::min<int>(lo, static_cast<std::int8_t>(d[j]));
+        hi = std::max<int>(hi, static_cast<std::int8_t>(d[j]));
+      }
+      if (lo + shift < -margin_bound_ || hi + shift > margin_bound_) {
+        std::uint16_t unit[kMaxUnitPositions];
+        if (auto ok = decode_unit(b, u, unit); !ok) return std::unexpected(ok.error());
+      }
+      const auto add = static_cast<std::uint8_t>(shift);
+      for (std::uint64_t j = 0; j < n; ++j) d[j] = static_cast<std::uint8_t>(d[j] + add);
+    }
+    start = end;
+  }
+  return {};
+}
+
 std::expected<void, TableError> TableFile::read_block_into(std::size_t b, std::vector<std::uint8_t>& out) const {
   const TableHeader& h = header_;
   if (b >= h.blocks()) return std::unexpected(TableError{TableError::BadPosition, "block out of range"});
-  if (auto ok = check_block(b); !ok) return std::unexpected(ok.error());
-  std::uint16_t unit[kMaxUnitPositions];
+  if (!((checked_[b / 64].load(std::memory_order_acquire) >> (b % 64)) & 1))  // its CRC is checked once
+    if (auto ok = check_block(b); !ok) return std::unexpected(ok.error());
   const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - (static_cast<std::uint64_t>(b) << block_shift_));
+  const std::size_t before = out.size(), w = h.value_width;
+  if (w == 1 && !decode_.empty()) {
+    // The whole block in one walk of its units, with room for the last symbol's stores.
+    constexpr std::size_t kBlockSlack = 2 * kMaxUnitPositions + 8;
+    std::call_once(multi_once_, [this] { build_multi(); });
+    out.resize(before + static_cast<std::size_t>(count) + kBlockSlack);
+    auto ok = read_bytes_block(b, count, out.data() + before);
+    out.resize(ok ? before + static_cast<std::size_t>(count) : before);
+    return ok;
+  }
+  std::uint16_t unit[kMaxUnitPositions];
   // The block's room made at once and filled in place (it grew a byte at a time: the
   // search reads thousands of blocks).
-  const std::size_t before = out.size(), w = h.value_width;
   out.resize(before + static_cast<std::size_t>(count) * w);
   std::uint8_t* dst = out.data() + before;
   for (std::size_t u = 0; (static_cast<std::uint64_t>(u) << unit_shift_) < count; ++u) {
