@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "mancala/table_writer.h"
@@ -117,6 +118,59 @@ TEST(Format, ShiftedUnitsAndLongCodes) {
   EXPECT_EQ(e.error().code, TableError::Corrupt);
   EXPECT_NE(e.error().message.find("holds a margin of"), std::string::npos) << e.error().message;
   EXPECT_FALSE((*bad)->read_all());
+}
+
+// Block reads (TableFile::read_bytes_block: whole codes of a window a lookup, longer
+// symbols 8 bytes a store, a unit's shift added after) against single values, over
+// tables whose values make the writer pick different shapes: pairs and quadruples of
+// positions that go together (tuples of 2 and 4), long runs (runs of tuples), a
+// lone value with shifts, few and many symbols. The table size leaves a short last unit.
+TEST(Format, BlockReadsAgreeWithSingleValuesInEveryShape) {
+  TempDir d;
+  const VariantPtr v = variant("oware");
+  const ClassKey key{0, 9};
+  const std::size_t n = ClassIndex(*v, key).size();
+  std::mt19937 rng(11);
+  std::vector<std::vector<std::uint8_t>> tables;
+  for (const int period : {2, 4, 8}) {  // a random tuple of `period` margins, repeated a while
+    std::vector<std::uint8_t> b(n);
+    std::vector<std::uint8_t> tuple(static_cast<std::size_t>(period));
+    for (std::size_t i = 0; i < n; ++i) {
+      if (i % (static_cast<std::size_t>(period) * 3) == 0)
+        for (auto& x : tuple) x = static_cast<std::uint8_t>(static_cast<std::int8_t>(static_cast<int>(rng() % 5) - 2));
+      b[i] = tuple[i % tuple.size()];
+    }
+    tables.push_back(b);
+  }
+  {  // long runs of one margin
+    std::vector<std::uint8_t> b(n);
+    std::uint8_t x = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (rng() % 200 == 0) x = static_cast<std::uint8_t>(static_cast<std::int8_t>(static_cast<int>(rng() % 7) - 3));
+      b[i] = x;
+    }
+    tables.push_back(b);
+  }
+  {  // margins over the whole range, uniform: many symbols, long codes
+    std::vector<std::uint8_t> b(n);
+    for (auto& x : b) x = static_cast<std::uint8_t>(static_cast<std::int8_t>(static_cast<int>(rng() % 19) - 9));
+    tables.push_back(b);
+  }
+  tables.push_back(drifting_margins(n, 9));
+  std::set<std::pair<std::uint32_t, bool>> shapes;
+  for (std::size_t k = 0; k < tables.size(); ++k) {
+    const fs::path f = d.path / std::to_string(k) / table_file_name(v->name(), key);
+    fs::create_directories(f.parent_path());
+    ASSERT_TRUE(write_table(f, *v, key, tables[k], 1));
+    auto t = TableFile::open(f);
+    ASSERT_TRUE(t) << t.error().message;
+    const TableHeader& h = (*t)->header();
+    shapes.insert({h.tuple, h.unit_shifts});
+    for (int twice = 0; twice < 2; ++twice) EXPECT_EQ(*(*t)->read_all(), tables[k]) << "table " << k;
+    for (Index i = 0; i < n; i += 13)
+      ASSERT_EQ(static_cast<std::uint8_t>(*(*t)->value(i)), tables[k][i]) << "table " << k << " position " << i;
+  }
+  EXPECT_GE(shapes.size(), 3u);  // tuples of more than one size, with and without shifts
 }
 
 // The stages of write_table (table_writer.h) run over parts of a table cut at block
