@@ -15,9 +15,11 @@
 //    the others): that rank prints one line naming itself and ends the whole job with
 //    MPI_Abort, so the job never hangs on a rank that gave up.
 #include <mpi.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <boost/mpi/collectives.hpp>
 #include <boost/mpi/communicator.hpp>
 #include <boost/mpi/environment.hpp>
@@ -206,6 +208,59 @@ std::variant<Command, int> parse(int argc, char** argv) {
 
 // Aborts the job when this rank waits longer than the timeout in one collective
 // (a rank that is dead without Open MPI noticing, or stuck).
+// Diagnostics (MANCALA_MPI_PEAK_TRACE set): where this rank's resident peak grew. The
+// ranks' collectives mark the time (the wait hook: a phase entered, then left), and
+// at each mark the peak so far (getrusage's ru_maxrss, the VmHWM GNU time reports) is
+// read; its growth since the last mark is put down to the interval between the two:
+// "in X" (the collective X itself) or "after X" (the work that followed it). At the
+// end each rank prints its peak, the interval that reached it, and the intervals that
+// grew it most.
+class PeakTrace {
+ public:
+  void mark(const char* phase) {
+    std::lock_guard lock(mu_);
+    const long kb = peak_kb();
+    if (kb > last_kb_) {
+      auto& g = growth_[interval_];
+      g.first += kb - last_kb_;
+      g.second = kb;
+      last_kb_ = kb;
+      reached_ = interval_ + " (mark " + std::to_string(marks_) + ", class " + std::to_string(classes_) + ")";
+    }
+    ++marks_;
+    if (phase) {
+      if (std::string_view(phase) == "gather (slice checksums)") ++classes_;
+      interval_ = std::string("in ") + phase;
+      last_phase_ = phase;
+    } else {
+      interval_ = "after " + last_phase_;
+    }
+  }
+  void print(int rank) {
+    mark(nullptr);
+    std::lock_guard lock(mu_);
+    std::vector<std::pair<long, std::string>> top;
+    for (const auto& [k, g] : growth_) top.emplace_back(g.first, k);
+    std::sort(top.rbegin(), top.rend());
+    std::string most;
+    for (std::size_t i = 0; i < std::min<std::size_t>(6, top.size()); ++i)
+      most += "; " + top[i].second + " +" + std::to_string(top[i].first) + " KB";
+    std::fprintf(stderr, "peak trace rank %d: %ld KB, reached %s, %ld marks%s\n", rank, last_kb_, reached_.c_str(), marks_,
+                 most.c_str());
+  }
+
+ private:
+  static long peak_kb() {
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return u.ru_maxrss;
+  }
+  std::mutex mu_;
+  long last_kb_ = 0, marks_ = 0, classes_ = 0;
+  std::string interval_ = "start", last_phase_ = "start", reached_;
+  std::map<std::string, std::pair<long, long>> growth_;  // interval: KB grown there, the peak after it
+};
+
 class Watchdog {
  public:
   Watchdog(int timeout_seconds, int rank) : timeout_(timeout_seconds), rank_(rank) {
@@ -285,7 +340,13 @@ int main(int argc, char** argv) {
       }
     }
     Watchdog dog(cmd.timeout_seconds, rank);
-    if (cmd.timeout_seconds > 0) cmd.opt.solve.wait = [&dog](const char* p) { dog.phase(p); };
+    std::optional<PeakTrace> trace;
+    if (std::getenv("MANCALA_MPI_PEAK_TRACE")) trace.emplace();
+    if (cmd.timeout_seconds > 0 || trace)
+      cmd.opt.solve.wait = [&dog, &trace, on = cmd.timeout_seconds > 0](const char* p) {
+        if (trace) trace->mark(p);
+        if (on) dog.phase(p);
+      };
     if (cmd.verbose && rank == 0)
       cmd.opt.on_line = [](const std::string& s) {
         std::printf("%s\n", s.c_str());
@@ -313,6 +374,7 @@ int main(int argc, char** argv) {
     }
     auto rep = cluster::generate_distributed(world, *cmd.rules, cmd.opt, *plan);
     if (!rep) abort_job(rank, rep.error().message, 1);  // this rank's alone: the others may wait in a collective
+    if (trace) trace->print(rank);
     if (rank == 0) {
       const auto& st = rep->stats;
       if (cmd.verbose || cmd.stats)
