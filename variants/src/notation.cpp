@@ -1,5 +1,6 @@
 #include "mancala/notation.h"
 
+#include <algorithm>
 #include <charconv>
 #include <sstream>
 #include <vector>
@@ -38,18 +39,6 @@ Result<VariantPtr> cached_variant(std::string_view spec) {
   if (seen.size() == 8) seen.erase(seen.begin());
   seen.push_back({std::string(spec), *v});
   return v;
-}
-
-// The comma-separated cells of one half of the pits, into out (cleared first).
-void cells(std::string_view half, std::vector<std::string_view>& out) {
-  out.clear();
-  std::size_t start = 0;
-  for (;;) {
-    const std::size_t at = half.find(',', start);
-    out.push_back(half.substr(start, at == std::string_view::npos ? std::string_view::npos : at - start));
-    if (at == std::string_view::npos) break;
-    start = at + 1;
-  }
 }
 
 }  // namespace
@@ -103,21 +92,35 @@ Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest
   const int want[2] = {south_n, total_n - south_n};
   int idx = 0;
   for (int h = 0; h < 2; ++h) {
-    thread_local std::vector<std::string_view> c;
-    cells(halves[h], c);
-    if (static_cast<int>(c.size()) != want[h])
+    // The comma-separated cells, counted first, then read in one pass.
+    const std::string_view half = halves[h];
+    const auto got = static_cast<std::size_t>(std::count(half.begin(), half.end(), ',')) + 1;
+    if (static_cast<int>(got) != want[h])
       return fail_with(Error::BadPosition, who + ": " + (h == 0 ? "South" : "North") + "'s half must list " + std::to_string(want[h]) +
-                             " pits, got " + std::to_string(c.size()) + " in '" + std::string(halves[h]) + "'");
-    for (std::string_view cell : c) {
+                             " pits, got " + std::to_string(got) + " in '" + std::string(half) + "'");
+    for (std::size_t from = 0, to = 0; from <= half.size(); from = to + 1) {
+      for (to = from; to < half.size() && half[to] != ','; ++to) {
+      }
+      std::string_view cell = half.substr(from, to - from);
       Mark mark = Mark::None;
       if (!cell.empty() && (cell.back() == 'S' || cell.back() == 'N' || cell.back() == 'x')) {
         mark = cell.back() == 'S' ? Mark::South : cell.back() == 'N' ? Mark::North : Mark::Closed;
         cell.remove_suffix(1);
       }
+      // One to three digits, read here (most cells); anything else through from_chars,
+      // which says what is wrong with it.
       int n = 0;
-      const auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), n);
-      if (cell.empty() || ec != std::errc() || ptr != cell.data() + cell.size())
-        return fail_with(Error::BadPosition, who + ": pit " + std::to_string(idx) + " must be a number of seeds (optionally with suffix S, N or x), got '" + std::string(cell) + "'");
+      bool digits = !cell.empty() && cell.size() <= 3;
+      for (std::size_t k = 0; digits && k < cell.size(); ++k) {
+        digits = cell[k] >= '0' && cell[k] <= '9';
+        n = n * 10 + (cell[k] - '0');
+      }
+      if (!digits) {
+        n = 0;
+        const auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), n);
+        if (cell.empty() || ec != std::errc() || ptr != cell.data() + cell.size())
+          return fail_with(Error::BadPosition, who + ": pit " + std::to_string(idx) + " must be a number of seeds (optionally with suffix S, N or x), got '" + std::string(cell) + "'");
+      }
       if (n < 0 || n > 255) return fail_with(Error::BadPosition, who + ": pit " + std::to_string(idx) + " holds an impossible number of seeds (" + std::to_string(n) + ")");
       absolute.pits[static_cast<std::size_t>(idx)] = static_cast<Seeds>(n);
       absolute.marks[static_cast<std::size_t>(idx)] = mark;
