@@ -80,7 +80,7 @@ Position Variant::rotate(const Position& p) const {
 
 std::string Variant::check(const Position& p) const {
   int total = 0;
-  for (int i = 0; i < pits(); ++i) {
+  for (int i = 0, n = pits(); i < n; ++i) {  // n: one virtual call, not one a pit
     const auto u = static_cast<std::size_t>(i);
     if (p.marks[u] != Mark::None && p.pits[u] != 0)
       return "pit " + std::to_string(i) + " is marked and must be written with 0 seeds";
