@@ -110,6 +110,17 @@ struct LocalTransport {
     in.swap(out);
     out.assign(in.size(), {});
   }
+  // As exchange, but f(records) is called with each rank's records for this rank in
+  // turn (the cluster's transport keeps a rank's packed until its turn).
+  template <class T, class F>
+  void exchange_each(std::vector<std::vector<T>>& out, std::size_t record_bytes, const char* phase, F&& f) {
+    std::vector<std::vector<T>> in;
+    exchange(out, in, record_bytes, phase);
+    for (auto& from : in) {
+      f(from);
+      std::vector<T>().swap(from);
+    }
+  }
   Tally sum(const Tally& t, const char* /*phase*/) { return t; }
   int max(int x, const char* /*phase*/) { return x; }
   void after_first_pass() {}  // a test hook of the cluster transport
@@ -1546,7 +1557,6 @@ class ClassSolver {
     }
     rounds_ = 1;
     const Index words = (local_ + 63) / 64;
-    std::vector<std::vector<Notice>> inbox;
     for (;;) {
       tr_.checkpoint(Method::Levels, t, bytes_of(codes), sizeof(C));  // every notice of the levels above t applied
       int next = 0;
@@ -1561,8 +1571,7 @@ class ClassSolver {
       ++rounds_;
       // The notices for other ranks go out, and those for this rank are applied.
       auto deliver = [&] {
-        tr_.exchange(outbox_, inbox, kNoticeBytes, "all_to_all (notices)");
-        for (auto& from : inbox) {
+        tr_.exchange_each(outbox_, kNoticeBytes, "all_to_all (notices)", [&](std::vector<Notice>& from) {
           parallel(from.size(), 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
             Work work;
             for (Index k = r.begin(); k < r.end(); ++k) {
@@ -1577,8 +1586,7 @@ class ClassSolver {
             }
             drain<C>(work, ctx);
           });
-          std::vector<Notice>().swap(from);
-        }
+        });
       };
       // The level's first pass, kLevelBatch positions of the slice at a time on several
       // ranks: between two batches the notices go out, so that a rank never holds more
