@@ -217,7 +217,15 @@ int main(int argc, char** argv) {
   {
     double w[7], c[7];
     int m;
+    /* PROBE_MODES=digits: only those figures (0 array, 1 values from numbers, 2 from text,
+       3 full probes from text, 4 batches, 5 dependent reads, 6 full probes from numbers),
+       e.g. to profile one call; the others print 0 */
+    const char* only = getenv("PROBE_MODES");
     for (m = 0; m < 7; ++m) {
+      if (only && !strchr(only, '0' + m)) {
+        w[m] = c[m] = 0.0;
+        continue;
+      }
       w[m] = (m == 0 || m == 5) && !array_bytes ? 0.0 : rate(m);
       c[m] = (m == 0 || m == 5) && !array_bytes ? 0.0 : cpu_rate;
     }
