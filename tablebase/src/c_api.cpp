@@ -171,11 +171,14 @@ mtb_error probe_into(mtb_tables* tb, const mancala::Variant& v, const mancala::P
     cm.gain_opponent = m.child.gain_opponent;
     cm.distance = m.distance;
   };
-  for (const auto& m : r->moves) {
-    if (out->move_count >= MTB_MAX_MOVES) break;
+  // Each move's name made once (both forms of the moves take it).
+  thread_local std::vector<std::string> names;
+  names.resize(r->moves.size());
+  for (std::size_t k = 0; k < r->moves.size(); ++k) names[k] = v.move_name(r->moves[k].move);
+  for (std::size_t k = 0; k < r->moves.size() && out->move_count < MTB_MAX_MOVES; ++k) {
     mtb_move& cm = out->moves[out->move_count++];
-    std::strncpy(cm.name, v.move_name(m.move).c_str(), MTB_MOVE_NAME - 1);
-    numbers(m, cm);
+    std::strncpy(cm.name, names[k].c_str(), MTB_MOVE_NAME - 1);
+    numbers(r->moves[k], cm);
   }
   if (capacity < 0) return MTB_OK;
   *count = static_cast<int>(r->moves.size());
@@ -186,7 +189,7 @@ mtb_error probe_into(mtb_tables* tb, const mancala::Variant& v, const mancala::P
     const auto& m = r->moves[k];
     mtb_ranked_move& cm = moves[k];
     std::memset(&cm, 0, sizeof cm);
-    if (!put_text(cm.move, v.move_name(m.move))) return fail(MTB_ERR_INTERNAL, std::string(fn) + ": a move name beyond MTB_MOVE_TEXT");
+    if (!put_text(cm.move, names[k])) return fail(MTB_ERR_INTERNAL, std::string(fn) + ": a move name beyond MTB_MOVE_TEXT");
     numbers(m, cm);
   }
   return MTB_OK;

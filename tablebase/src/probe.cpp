@@ -164,17 +164,25 @@ std::vector<ClassKey> Tablebase::classes(const std::string& variant) const {
   return out;
 }
 
-const Tablebase::Slot* Tablebase::slot(const Variant& v, const ClassKey& key, TableContent content) const {
+const Tablebase::VariantTables* Tablebase::tables_of(const Variant& v) const {
   const auto it = files_.find(v.name());
-  if (it == files_.end()) return nullptr;
+  return it == files_.end() ? nullptr : &it->second;
+}
+
+const Tablebase::Slot* Tablebase::slot_in(const VariantTables* vt, const ClassKey& key, TableContent content) {
+  if (!vt) return nullptr;
   const int c = static_cast<int>(content);
   if (key.state == 0) {
-    const auto& plain = it->second.plain[c];
+    const auto& plain = vt->plain[c];
     return key.seeds >= 0 && static_cast<std::size_t>(key.seeds) < plain.size() ? plain[static_cast<std::size_t>(key.seeds)]
                                                                                  : nullptr;
   }
-  const auto jt = it->second.slots[c].find(key);
-  return jt == it->second.slots[c].end() ? nullptr : &jt->second;
+  const auto jt = vt->slots[c].find(key);
+  return jt == vt->slots[c].end() ? nullptr : &jt->second;
+}
+
+const Tablebase::Slot* Tablebase::slot(const Variant& v, const ClassKey& key, TableContent content) const {
+  return slot_in(tables_of(v), key, content);
 }
 
 bool Tablebase::covers(const Variant& v, const ClassKey& key, TableContent content) const {
@@ -194,10 +202,15 @@ std::expected<const TableFile*, TableError> Tablebase::open_slot(const Variant& 
 
 std::expected<const TableFile*, TableError> Tablebase::table(const Variant& v, const ClassKey& key,
                                                              TableContent content) const {
-  const Slot* s = slot(v, key, content);
+  return table_in(v, tables_of(v), key, content);
+}
+
+std::expected<const TableFile*, TableError> Tablebase::table_in(const Variant& v, const VariantTables* vt,
+                                                                const ClassKey& key, TableContent content) const {
+  const Slot* s = slot_in(vt, key, content);
   if (!s) {
     const char* what = content == TableContent::Values ? "table" : "distance table";
-    if (!files_.count(v.name()))
+    if (!vt)
       return std::unexpected(TableError{TableError::NotFound, dir_.string() + ": no tables for " + v.name()});
     return std::unexpected(TableError{TableError::NotFound, dir_.string() + ": no " + what + " for " + v.name() + " class " +
                                                                 to_string(key, v.pits()) + " (generate with --max-seeds " +
@@ -237,7 +250,7 @@ std::expected<int, TableError> Tablebase::distance(const Variant& v, const Posit
 
 std::expected<void, TableError> Tablebase::values(const Variant& v, std::span<const Position> ps, std::span<Value> out,
                                                   std::size_t* failed) const {
-  return entries(v, ps, out, TableContent::Values, failed);
+  return entries(v, ps, out, ps.size(), failed);
 }
 
 // Five passes over each group of kBatch positions: rank each; read each block's
@@ -248,16 +261,17 @@ std::expected<void, TableError> Tablebase::values(const Variant& v, std::span<co
 // A position that fails stops the first pass; the positions before it are still
 // decoded.
 std::expected<void, TableError> Tablebase::entries(const Variant& v, std::span<const Position> ps, std::span<Value> out,
-                                                   TableContent content, std::size_t* failed) const {
+                                                   std::size_t values_to, std::size_t* failed) const {
   const TableFile* t[kBatch];
   Index at[kBatch];
+  const VariantTables* vt = tables_of(v);
   for (std::size_t g = 0; g < ps.size(); g += kBatch) {
     const std::size_t n = std::min(kBatch, ps.size() - g);
     std::optional<TableError> err;
     std::size_t ready = 0;
     for (; ready < n; ++ready) {
       const Position& p = ps[g + ready];
-      auto x = table(v, v.class_of(p), content);
+      auto x = table_in(v, vt, v.class_of(p), g + ready < values_to ? TableContent::Values : TableContent::Distances);
       if (!x) {
         err = x.error();
         break;
@@ -289,7 +303,11 @@ std::expected<void, TableError> Tablebase::entries(const Variant& v, std::span<c
 
 std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const Position& p) const {
   ProbeResult r;
-  std::vector<Child> kids;
+  // The lists of a probe are kept by the thread from one probe to the next (no
+  // allocation a probe: an engine's full probes spent a tenth of their time in malloc).
+  thread_local std::vector<Child> kids;
+  thread_local std::vector<Position> next;
+  thread_local std::vector<Value> read;
   v.children(p, kids);
   // Distances (docs/values.md): read where the variant has them and the class of
   // every in-class child has its file; else the moves go by value alone.
@@ -300,38 +318,39 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
     r.distances_missing = true;
   }
   // The children's values and the position's own (when its table indexes it), then
-  // the distances of the children that stay in the class and the position's, each
-  // read as one batch (their cache misses overlap).
+  // the distances of the children that stay in the class and the position's, read as
+  // one batch (their cache misses overlap).
   bool indexed = v.tabled(p);
   if (indexed) {
     auto t = table(v, key);
     if (!t) return std::unexpected(t.error());
     indexed = (*t)->ready_index()->allowed(p);
   }
-  std::vector<Position> next;
+  const auto stays = [&](const Child& c) { return !c.game_over && !c.same_side && v.class_of(c.next) == key; };
+  next.clear();
   for (const Child& c : kids)
     if (!c.game_over) next.push_back(c.next);
   if (indexed) next.push_back(p);
-  std::vector<Value> cvs(next.size());
-  if (auto ok = values(v, next, cvs); !ok) return std::unexpected(ok.error());
-  if (indexed) r.value = cvs.back();
-  const auto stays = [&](const Child& c) { return !c.game_over && !c.same_side && v.class_of(c.next) == key; };
-  std::vector<Value> ds;
+  const std::size_t nv = next.size();
   if (r.distances) {
-    next.clear();
     for (const Child& c : kids)
       if (stays(c)) next.push_back(c.next);
     if (indexed) next.push_back(p);
-    ds.resize(next.size());
-    if (auto ok = entries(v, next, ds, TableContent::Distances, nullptr); !ok) {
-      if (ok.error().code != TableError::NotFound) return std::unexpected(ok.error());
-      r.distances = false;
-      r.distances_missing = true;
-    } else if (indexed) {
-      r.distance = static_cast<std::uint16_t>(ds.back());
-    }
   }
+  read.resize(next.size());
+  std::size_t failed = 0;
+  if (auto ok = entries(v, next, read, nv, &failed); !ok) {
+    // A value that fails is an error; a distance file missing makes moves go by value.
+    if (failed < nv || ok.error().code != TableError::NotFound) return std::unexpected(ok.error());
+    r.distances = false;
+    r.distances_missing = true;
+  }
+  const Value* cvs = read.data();
+  const Value* ds = read.data() + nv;
+  if (indexed) r.value = cvs[nv - 1];
+  if (r.distances && indexed) r.distance = static_cast<std::uint16_t>(read.back());
   std::size_t at = 0, dat = 0;
+  r.moves.reserve(kids.size());
   for (const Child& c : kids) {
     const Value cv = c.game_over ? 0 : cvs[at++];
     MoveValue m{c.move, move_value(v.kind(), c, cv), c, 0};
@@ -347,11 +366,20 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
   }
   if (!r.distances)
     for (MoveValue& m : r.moves) m.distance = 0;
-  std::stable_sort(r.moves.begin(), r.moves.end(), [&](const MoveValue& a, const MoveValue& b) {
+  // Best first, ties in move order: an insertion sort (stable, and no buffer to
+  // allocate as std::stable_sort's; a position has a few moves).
+  const auto before = [&](const MoveValue& a, const MoveValue& b) {
     if (a.value != b.value) return a.value > b.value;
     if (!r.distances || a.value == 0) return false;
     return a.value > 0 ? a.distance < b.distance : a.distance > b.distance;
-  });
+  };
+  for (std::size_t k = 1; k < r.moves.size(); ++k) {
+    std::size_t j = k;
+    if (!before(r.moves[k], r.moves[j - 1])) continue;
+    MoveValue m = r.moves[k];
+    for (; j > 0 && before(m, r.moves[j - 1]); --j) r.moves[j] = r.moves[j - 1];
+    r.moves[j] = m;
+  }
   if (!indexed) {
     r.from_children = true;
     r.value = kids.empty() ? v.terminal_value(p) : r.moves.front().value;

@@ -147,10 +147,18 @@ class Tablebase {
     std::map<ClassKey, Slot> slots[2];        // by TableContent
     std::vector<Slot*> plain[2];              // state 0 by seeds (fast path)
   };
+  // A variant's files (null: none), found once by a call that reads many positions
+  // (a lookup by name a position was a tenth of a full probe), and a class's slot in them.
+  const VariantTables* tables_of(const Variant& v) const;
+  static const Slot* slot_in(const VariantTables* vt, const ClassKey& key, TableContent content);
   const Slot* slot(const Variant& v, const ClassKey& key, TableContent content) const;
-  // values() for either content (distances: the u16 bits in a Value).
+  // table() with the variant's files already found.
+  std::expected<const TableFile*, TableError> table_in(const Variant& v, const VariantTables* vt, const ClassKey& key,
+                                                       TableContent content) const;
+  // values() for both contents: the values of ps[0, values_to), the distances of the
+  // rest (the u16 bits in a Value), their reads overlapping.
   std::expected<void, TableError> entries(const Variant& v, std::span<const Position> ps, std::span<Value> out,
-                                          TableContent content, std::size_t* failed) const;
+                                          std::size_t values_to, std::size_t* failed) const;
   std::expected<const TableFile*, TableError> open_slot(const Variant& v, const ClassKey& key, TableContent content,
                                                         const Slot& s) const;
   void scan();
