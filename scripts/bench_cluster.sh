@@ -8,7 +8,8 @@
 # rank 0's and the largest of the others', the bound (1.25 bytes x largest class) / K +
 # 64 MiB, and mancala-tb-mpi's --stats (the sums over ranks, then each rank's seconds
 # solving, exchanging, compressing and writing), and each rank's peak trace: the phase
-# its peak was reached in and where it grew most (MANCALA_MPI_PEAK_TRACE, main.cpp).
+# its peak was reached in and where it grew most (MANCALA_MPI_PEAK_TRACE, main.cpp), and
+# each rank's CPU time (user, sys) and wall time (GNU time).
 # The runs' logs stay in WORK_DIR (log-K-VARIANT-SEEDS).
 #
 # CHECKSUMS=FILE (e.g. results/checksums/large.sha256, lines "VARIANT up to SEEDS
@@ -25,14 +26,14 @@ sums=${CHECKSUMS:-}
 if [ -n "$sums" ]; then
   grep -q "^$v up to $seeds .*\.mtb$" "$sums" || { echo "no sums of $v up to $seeds in $sums"; exit 1; }
 elif [ ! -d "$ref" ]; then
-  /usr/bin/time -f "generate: %e s wall, %M KB peak" "$tb" generate "$v" --max-seeds "$seeds" --out "$ref" --threads 1 \
+  /usr/bin/time -f "generate: %e s wall, %U s user %S s sys, %M KB peak" "$tb" generate "$v" --max-seeds "$seeds" --out "$ref" --threads 1 \
     --memory-mb "$mem" > /dev/null
 fi
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 wrap=$work/rank-time.sh
 cat > "$wrap" << 'W'
 #!/bin/sh
-exec /usr/bin/time -f "rank ${OMPI_COMM_WORLD_RANK:-0} peak %M KB" "$@"
+exec /usr/bin/time -f "rank ${OMPI_COMM_WORLD_RANK:-0} peak %M KB, cpu %U s user %S s sys, %e s wall" "$@"
 W
 chmod +x "$wrap"
 for np in $nps; do
@@ -60,6 +61,7 @@ for np in $nps; do
   echo "np $np: largest class $largest, largest rank peak $peak KB (rank 0 $peak0 KB, others at most $others KB)," \
     "bound $bound KB; $(grep '^stats ranks' "$log")"
   grep '^stats rank [0-9]* solving' "$log" | sed 's/^/  /' || true
+  grep '^rank [0-9]* peak' "$log" | sort -n -k2 | sed 's/^/  /' || true
   grep '^peak trace rank' "$log" | sort | sed 's/^/  /' || true
   rm -rf "$out"
 done

@@ -101,6 +101,14 @@ std::uint64_t slice_bytes(const Variant& v, const ClassKey& key, Index n, SolveO
   return ceil_div(solver_bytes(v, key, n, m), K);
 }
 
+// The positions of class `key` in the job (its reachable subset under --from).
+Index class_positions(const Variant& v, const ClusterPlan& plan, const ClassKey& key) {
+  std::shared_ptr<const std::vector<Index>> subset;
+  if (plan.reachable)
+    if (auto it = plan.reachable->classes.find(key); it != plan.reachable->classes.end()) subset = it->second;
+  return ClassIndex(v, key, subset).size();
+}
+
 // Refuses at once a per-rank budget below what one rank needs for the largest
 // class: its share of the working arrays and the smallest page cache (sharded), or
 // the whole class it receives besides (replicated).
@@ -109,10 +117,7 @@ Result<void> check_budget(const Variant& v, const ClusterGenerateOptions& opt, c
   std::uint64_t most = 0, arrays = 0;
   ClassKey worst{};
   for (const ClassKey& key : plan.keys) {
-    std::shared_ptr<const std::vector<Index>> subset;
-    if (plan.reachable)
-      if (auto it = plan.reachable->classes.find(key); it != plan.reachable->classes.end()) subset = it->second;
-    const Index n = ClassIndex(v, key, subset).size();
+    const Index n = class_positions(v, plan, key);
     const std::uint64_t whole = plan.sharded ? 0 : n * static_cast<std::uint64_t>(v.kind() == GameKind::Score ? 1 : 2);
     const std::uint64_t need = slice_bytes(v, key, n, opt.solve.local.method, K) + whole + Shards::kMinCacheBytes;
     if (need > most) {
@@ -203,6 +208,9 @@ Result<ClusterPlan> plan_distributed(const mpi::communicator& comm, const Varian
   if (MPI_Allreduce(&resident, &plan.resident_bytes, 1, MPI_UINT64_T, MPI_MAX, MPI_Comm(comm)) != MPI_SUCCESS)
     throw std::runtime_error("MPI_Allreduce failed");
   wait(nullptr);
+  for (const ClassKey& key : plan.keys)
+    plan.largest_arrays =
+        std::max(plan.largest_arrays, solver_bytes(v, key, class_positions(v, plan, key), opt.solve.local.method));
   if (auto fits = check_budget(v, opt, plan, static_cast<std::uint64_t>(comm.size())); !fits)
     return std::unexpected(fits.error());
   return plan;
@@ -274,17 +282,36 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
       // This rank's budget: its share of the class's arrays, then the page cache
       // (4-32 MiB), then the sweeps' kept ranks.
       const std::uint64_t arrays = slice_bytes(v, key, index.size(), so.method, static_cast<std::uint64_t>(K));
+      // The kept ranks, budget or not, take at most what the largest class's share of
+      // the arrays leaves beside this class's: a rank's slice of any class then holds no
+      // more than its share of the largest class's arrays (1.25 bytes a position for
+      // sweeps with one-byte codes), the figure its peak is held to. Unbounded, they took
+      // up to 16 bytes a position: Kotu-baendum up to 14 on 1 rank peaked at 325 MiB in
+      // sweep 0 of its largest class (20.1 M positions), against 88 MiB for 1.25 bytes a
+      // position and 64 MiB (results/raw/cluster-kotu14-session6.txt). The largest classes
+      // then play their moves again in later sweeps, save for what the page cache gives
+      // up once sweep 0 has read the exits (below).
+      const std::uint64_t largest = ceil_div(plan.largest_arrays, static_cast<std::uint64_t>(K));
+      std::uint64_t ranks = largest > arrays ? largest - arrays : 0;
       std::uint64_t cache = Shards::kMaxCacheBytes;
       if (opt.memory_bytes) {
         const std::uint64_t budget = counted(opt.memory_bytes, plan.resident_bytes),
                             left = budget > arrays ? budget - arrays : 0;
         cache = std::clamp(left, Shards::kMinCacheBytes, Shards::kMaxCacheBytes);
-        sopt.local.rank_cache_bytes = left > cache ? left - cache : 0;
+        ranks = std::min(ranks, left > cache ? left - cache : 0);
         // A level's notices between two exchanges of its first pass: within what is held
         // back (a whole kLevelBatch from 24 MiB held back, fewer positions below).
         const std::uint64_t rest = opt.memory_bytes > plan.resident_bytes ? opt.memory_bytes - plan.resident_bytes : 0;
         sopt.local.notice_bytes = held_back(rest);
       }
+      sopt.local.rank_cache_bytes = ranks;
+      // Sweeps after the first read no exit: the page cache shrinks to its smallest and
+      // the kept ranks take what it held (the next class sizes it again).
+      if (cache > Shards::kMinCacheBytes)
+        sopt.local.exits_read = [&shards, ranks, freed = cache - Shards::kMinCacheBytes]() -> Result<std::uint64_t> {
+          shards->set_cache_bytes(Shards::kMinCacheBytes);
+          return ranks + freed;
+        };
       shards->set_cache_bytes(cache);
     }
     // Sharded: checkpoints inside the class (every rank sees the folder).

@@ -309,6 +309,10 @@ struct ClusterPlan {
   // The largest rank's resident bytes once MPI has started (VmRSS: the libraries' pages,
   // MPI's buffers), held back from --memory-mb before anything else is counted.
   std::uint64_t resident_bytes = 0;
+  // The working arrays of the job's largest class (solver_bytes, the whole class): a
+  // rank's share of them is what its slice of any class may take, the sweeps' kept
+  // ranks included (generate_mpi.cpp, "kept ranks").
+  std::uint64_t largest_arrays = 0;
 };
 
 struct ClusterReport {

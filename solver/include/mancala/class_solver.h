@@ -1064,7 +1064,7 @@ class ClassSolver {
         }
         auto ask = ghost_index_;
         tr_.exchange(ask, serve, sizeof(Offset), "all_to_all (ghost lists)");
-        for (std::size_t r = 0; r < K; ++r) ghost_codes_[r].resize(ghost_index_[r].size());
+        for (std::size_t r = 0; r < K; ++r) ghost_codes_[r].resize(ghost_index_[r].size() * sizeof(C));
       }
       if (K > 1 && round >= 1) refresh_ghosts<C>(serve);
       done_.store(0);
@@ -1223,7 +1223,7 @@ class ClassSolver {
     tr_.exchange(out, in, sizeof(C), "all_to_all (ghost codes)");
     for (std::size_t r = 0; r < K; ++r) {
       if (r == static_cast<std::size_t>(me_)) continue;
-      std::copy(in[r].begin(), in[r].end(), ghost_codes_[r].begin());
+      if (!in[r].empty()) std::memcpy(ghost_codes_[r].data(), in[r].data(), in[r].size() * sizeof(C));
     }
   }
 
@@ -1239,7 +1239,9 @@ class ClassSolver {
     }
     const auto& g = ghost_index_[o];
     const auto j = static_cast<std::size_t>(std::lower_bound(g.begin(), g.end(), off) - g.begin());
-    return static_cast<C>(ghost_codes_[o][j]);
+    C code;
+    std::memcpy(&code, ghost_codes_[o].data() + j * sizeof(C), sizeof(C));
+    return code;
   }
 
   // A later sweep over the open positions of a kept piece (words w0..w1-1): the
@@ -2000,7 +2002,9 @@ class ClassSolver {
   std::atomic<std::uint64_t> spill_end_{0};
   std::vector<std::vector<Offset>> ghost_index_;  // per owner: sorted offsets in its slice this rank reads
   std::vector<std::size_t> ghost_unique_;         // per owner: ghost_index_'s size when last made unique
-  std::vector<std::vector<std::uint32_t>> ghost_codes_;  // per owner: the codes of ghost_index_
+  // Per owner: the codes of ghost_index_, sizeof(C) bytes each (one for Kotu-baendum up
+  // to 18 seeds, where a uint32 each took 3 bytes a ghost more).
+  std::vector<std::vector<std::uint8_t>> ghost_codes_;
   // Levels.
   LevelCodes coder_;
   std::vector<std::uint8_t> codes8_;  // one code per position of the slice (coder_.bytes() == 1)
