@@ -55,8 +55,13 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableCache::open(const fs:
   const std::string name = path.string();
   auto id = file_identity(path);  // no open: a FIFO or a folder is refused here
   if (!id) return std::unexpected(id.error());
+  const Variant* own = &v;
   {
     std::lock_guard lock(mu_);
+    VariantPtr& kept = variants_[v.name()];
+    if (!kept)
+      if (auto made = make_variant(v.name())) kept = *made;
+    if (kept) own = kept.get();
     if (auto it = by_path_.find(name); it != by_path_.end()) {
       const auto& t = it->second->table;
       if (t->identity() == *id && t->header().content == content && t->ready_index() && t->header().variant == v.name() &&
@@ -69,7 +74,7 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableCache::open(const fs:
       by_path_.erase(it);
     }
   }
-  auto t = TableFile::open(path, v, key, content);  // outside the lock: other tables go on
+  auto t = TableFile::open(path, *own, key, content);  // outside the lock: other tables go on
   if (!t) return t;
   std::lock_guard lock(mu_);
   if (by_path_.count(name)) return t;  // opened by another thread meanwhile: keep ours too

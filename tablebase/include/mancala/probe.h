@@ -85,6 +85,10 @@ class TableCache {
   };
   void trim();  // under mu_
   mutable std::mutex mu_;
+  // The Variant each table is opened with, one of each name, kept for good: a table's
+  // ClassIndex points to its Variant, and a cached table outlives its opener's (a later
+  // Tablebase of another Variant object reuses it).
+  std::map<std::string, VariantPtr> variants_;
   std::list<Entry> lru_;  // most recent first
   std::map<std::string, std::list<Entry>::iterator> by_path_;
   std::size_t capacity_ = std::size_t{48} << 20, bytes_ = 0;
