@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <cassert>
 #include <cerrno>
 #include <cstring>
 #include <memory>
@@ -116,9 +117,11 @@ class TupleMap {
 // values, or with `shifted` (W = 1) each value less its unit's shift (unit_shift), the
 // numbers a shifted code codes.
 struct Entries {
-  explicit Entries(const ValueRange& range, bool shift = false) : r(range), shifted(shift) {}
+  explicit Entries(const ValueRange& range, bool shift = false, const std::uint8_t* known_shifts = nullptr)
+      : r(range), shifted(shift), shifts(known_shifts) {}
   const ValueRange& r;
   bool shifted = false;
+  const std::uint8_t* shifts = nullptr;  // when known: the shift of the range's unit u at shifts[u - r.first / U]
   std::uint64_t value(std::uint64_t i) const {
     if (i >= r.total) i = r.total - 1;  // the last tuple is padded with the last value
     const std::uint8_t* p = r.bytes + (i - r.first) * r.width;
@@ -152,26 +155,28 @@ struct Entries {
   }
   // The shift of unit u (W = 1, its positions in the range): the lower median of its
   // margins, moved as little as needed for every margin less it to fit an int8 (the
-  // margins span at most 254: there is room).
+  // margins span at most 254: there is room). The lower median is the least x with
+  // more than (n - 1) / 2 of the n margins at most x, found by bisection over [least,
+  // largest margin]: a few counts over the unit, which vectorize (a histogram's
+  // increments wait for each other when margins repeat).
   std::uint8_t unit_shift(std::uint64_t u) const {
+    if (shifts) return shifts[u - r.first / kDefaultUnitPositions];
     if (u != shift_unit_) {
       const std::uint64_t p0 = u * kDefaultUnitPositions, p1 = std::min(p0 + kDefaultUnitPositions, r.total);
-      int m[kDefaultUnitPositions];
+      const auto* m = reinterpret_cast<const std::int8_t*>(r.bytes + (p0 - r.first));
+      const int n = static_cast<int>(p1 - p0);
       int lo = 127, hi = -128;
-      for (std::uint64_t i = p0; i < p1; ++i) {
-        m[i - p0] = static_cast<std::int8_t>(r.bytes[i - r.first]);
-        lo = std::min(lo, m[i - p0]);
-        hi = std::max(hi, m[i - p0]);
+      for (int i = 0; i < n; ++i) {
+        lo = std::min<int>(lo, m[i]);
+        hi = std::max<int>(hi, m[i]);
       }
-      const auto n = static_cast<std::ptrdiff_t>(p1 - p0);
       int median = lo;
-      if (hi - lo < 64) {  // the usual unit: its margins counted, then the (n-1)/2-th found
-        std::uint8_t count[64] = {};
-        for (std::ptrdiff_t i = 0; i < n; ++i) ++count[m[i] - lo];
-        for (std::ptrdiff_t seen = count[0]; seen <= (n - 1) / 2; seen += count[median - lo]) ++median;
-      } else {
-        std::nth_element(m, m + (n - 1) / 2, m + n);
-        median = m[(n - 1) / 2];
+      for (int top = hi; median < top;) {
+        const int mid = (median + top) >> 1;
+        int at_most = 0;
+        for (int i = 0; i < n; ++i) at_most += m[i] <= mid;
+        if (at_most > (n - 1) / 2) top = mid;
+        else median = mid + 1;
       }
       shift_ = static_cast<std::uint8_t>(std::clamp(median, hi - 127, lo + 128));
       shift_unit_ = u;
@@ -298,18 +303,31 @@ std::uint64_t coded_bits(const std::vector<std::uint64_t>& freq) {
 // the unit's positions) as one symbol. emit(tuple(t), j) for each: tuple(t) is the
 // t-th tuple of the table as a number (Entries::tuple, or its DenseValues number).
 // Symbol key: the tuple, j at bit 56.
+// A run of r equal tuples is emitted as the powers of two of r, the largest first
+// (r = 13: runs of 8, 4, 1): each tuple is made once (p0 starts a unit, so the unit
+// holds at most unit / k <= kDefaultUnitPositions tuples and no run is longer).
 template <class Tuple, class Emit>
 void parse_tuples(Tuple&& tuple, std::uint32_t k, bool runs, std::uint64_t p0, std::uint64_t p1, std::uint32_t unit,
                   Emit&& emit) {
-  const std::uint64_t t1 = (p1 + k - 1) / k, most = unit / k;
-  for (std::uint64_t t = p0 / k; t < t1;) {
-    const std::uint64_t key = tuple(t);
+  const std::uint64_t t0 = p0 / k, n = (p1 + k - 1) / k - t0;
+  if (!runs) {
+    for (std::uint64_t t = 0; t < n; ++t) emit(tuple(t0 + t), 0u);
+    return;
+  }
+  assert(n <= unit / k && unit <= kDefaultUnitPositions);
+  (void)unit;
+  std::uint64_t keys[kDefaultUnitPositions];
+  for (std::uint64_t t = 0; t < n; ++t) keys[t] = tuple(t0 + t);
+  for (std::uint64_t t = 0; t < n;) {
+    const std::uint64_t key = keys[t];
     std::uint64_t run = 1;
-    if (runs)
-      while (t + run < t1 && run < most && tuple(t + run) == key) ++run;
-    const unsigned j = static_cast<unsigned>(std::bit_width(run) - 1);
-    emit(key, j);
-    t += std::uint64_t{1} << j;
+    while (t + run < n && keys[t + run] == key) ++run;
+    t += run;
+    for (std::uint64_t rest = run; rest > 0;) {
+      const unsigned j = static_cast<unsigned>(std::bit_width(rest) - 1);
+      emit(key, j);
+      rest -= std::uint64_t{1} << j;
+    }
   }
 }
 template <class Emit>
@@ -472,6 +490,17 @@ struct TableCoder::Code {
   std::uint64_t best = ~0ull;     // the least estimated size so far, its shape and counts
   TupleMap best_counts;
   Shape shape;
+  std::unique_ptr<DenseValues> seen;  // the exact round of a sampled table: the values of the sample's symbols
+  // The unit shifts of the last range a round counted whole with a shifted shape, found
+  // once for the round's passes and for encode_block, and that range.
+  std::vector<std::uint8_t> shifts;
+  ValueRange shifts_range;
+  const std::uint8_t* shifts_of(const ValueRange& r) const {
+    const ValueRange& k = shifts_range;
+    return r.bytes == k.bytes && r.first == k.first && r.count == k.count && r.total == k.total && !shifts.empty()
+               ? shifts.data()
+               : nullptr;
+  }
   std::vector<std::uint64_t> symbols;  // symbol keys (parse_unit), ascending
   std::vector<std::uint8_t> lengths;
   std::vector<std::uint32_t> codes;
@@ -501,40 +530,62 @@ SymbolCounts TableCoder::count(const ValueRange& r) const {
   const std::uint32_t unit = unit_positions();
   auto counted = [&](std::uint64_t p0) { return !code_->sample || (p0 / unit) % 16 == 0; };
   for (const Shape& s : code_->shapes) {
-    const Entries e{r, s.shifted};
-    const DenseValues dense(e, unit, counted);
+    if (s.shifted && !code_->sample && r.count > 0 && !code_->shifts_of(r)) {
+      const Entries plain{r, true};
+      code_->shifts.resize(static_cast<std::size_t>((r.count + unit - 1) / unit));
+      for (std::size_t u = 0; u < code_->shifts.size(); ++u) code_->shifts[u] = plain.unit_shift(r.first / unit + u);
+      code_->shifts_range = r;
+    }
+    const Entries e{r, s.shifted, s.shifted && !code_->sample ? code_->shifts_of(r) : nullptr};
     SymbolCounts::Parts::Part part;
     // A plain array of counts where the shape's symbols are few enough (and no larger
     // than a few times the range: a small range clears a small array), TupleMap else;
     // both count a symbol repeated at once.
-    const std::uint64_t span =
-        r.count < 0xFFFFFFFFull
-            ? dense.span(s.k, run_lengths(s.k, s.runs, unit), std::min(kDenseSpan, std::max<std::uint64_t>(4096, 4 * r.count)))
-            : 0;
-    if (span > 0) {
+    auto span_of = [&](const DenseValues& d) {
+      return r.count < 0xFFFFFFFFull
+                 ? d.span(s.k, run_lengths(s.k, s.runs, unit), std::min(kDenseSpan, std::max<std::uint64_t>(4096, 4 * r.count)))
+                 : 0;
+    };
+    // The counts by the numbers of `d`; false (nothing added) at a unit holding a value
+    // that `d` does not number.
+    auto dense_counts = [&](const DenseValues& d, std::uint64_t span) {
       std::vector<std::uint32_t> counts(static_cast<std::size_t>(span));
       for (std::uint64_t p0 = r.first; p0 < r.first + r.count; p0 += unit) {
         if (!counted(p0)) continue;
-        (void)parse_dense_unit(e, dense, s.k, s.runs, p0, std::min<std::uint64_t>(p0 + unit, positions_), unit,
-                         [&](std::uint64_t n) { ++counts[static_cast<std::size_t>(n)]; });
+        if (!parse_dense_unit(e, d, s.k, s.runs, p0, std::min<std::uint64_t>(p0 + unit, positions_), unit,
+                              [&](std::uint64_t n) { ++counts[static_cast<std::size_t>(n)]; }))
+          return false;
       }
       for (std::size_t n = 0; n < counts.size() && !part.over; ++n)
-        if (counts[n] > 0) add_to(part, dense.key(n, s.k, width_), counts[n]);
-    } else {
-      std::uint64_t last = 0, repeats = 0;  // the symbol counted last, not yet added
-      for (std::uint64_t p0 = r.first; p0 < r.first + r.count && !part.over; p0 += unit) {
-        if (!counted(p0)) continue;
-        parse_unit(e, s.k, s.runs, p0, std::min<std::uint64_t>(p0 + unit, positions_), unit, [&](std::uint64_t key) {
-          if (repeats > 0 && key == last) {
-            ++repeats;
-            return;
-          }
-          if (repeats > 0) add_to(part, last, repeats);
-          last = key;
-          repeats = 1;
-        });
+        if (counts[n] > 0) add_to(part, d.key(n, s.k, width_), counts[n]);
+      return true;
+    };
+    // The exact round of a sampled table numbers the values its sample saw (a pass over
+    // the table fewer); a unit holding another value makes it find them all, and count
+    // again.
+    bool done = false;
+    if (!code_->sample && code_->seen)
+      if (const std::uint64_t span = span_of(*code_->seen); span > 0) done = dense_counts(*code_->seen, span);
+    if (!done) {
+      const DenseValues dense(e, unit, counted);
+      if (const std::uint64_t span = span_of(dense); span > 0) {
+        (void)dense_counts(dense, span);  // every value numbered
+      } else {
+        std::uint64_t last = 0, repeats = 0;  // the symbol counted last, not yet added
+        for (std::uint64_t p0 = r.first; p0 < r.first + r.count && !part.over; p0 += unit) {
+          if (!counted(p0)) continue;
+          parse_unit(e, s.k, s.runs, p0, std::min<std::uint64_t>(p0 + unit, positions_), unit, [&](std::uint64_t key) {
+            if (repeats > 0 && key == last) {
+              ++repeats;
+              return;
+            }
+            if (repeats > 0) add_to(part, last, repeats);
+            last = key;
+            repeats = 1;
+          });
+        }
+        if (repeats > 0) add_to(part, last, repeats);
       }
-      if (repeats > 0) add_to(part, last, repeats);
     }
     out.parts_->parts.push_back(std::move(part));
   }
@@ -574,9 +625,12 @@ std::expected<void, TableError> TableCoder::add_counts(const SymbolCounts& whole
     if (c.best == ~0ull)
       return std::unexpected(TableError{TableError::Internal, "more than " + std::to_string(kMaxSymbols) + " distinct values"});
     ++round_;
-    if (c.sample) {  // the exact counts of the chosen shape next
+    if (c.sample) {  // the exact counts of the chosen shape next, by the values the sample saw
       c.shapes = {c.shape};
       c.sample = false;
+      std::vector<std::uint64_t> keys;
+      c.best_counts.each([&](std::uint64_t key, std::uint64_t) { keys.push_back(key); });
+      c.seen = std::make_unique<DenseValues>(keys, c.shape.k, width_);
       c.best_counts = TupleMap();
       return {};
     }
@@ -587,6 +641,7 @@ std::expected<void, TableError> TableCoder::add_counts(const SymbolCounts& whole
     counts = &parts[0].map;
   }
   c.shapes.clear();
+  c.seen.reset();
   counts->each([&](std::uint64_t key, std::uint64_t) { c.symbols.push_back(key); });
   if (c.symbols.empty()) c.symbols.push_back(0);  // an empty table: one symbol, never used
   std::sort(c.symbols.begin(), c.symbols.end());
@@ -645,25 +700,36 @@ void TableCoder::describe(TableHeader& h) const {
 // (each its shift byte first in a shifted code, then its codes).
 std::expected<std::string, TableError> TableCoder::encode_block(const ValueRange& r, std::uint64_t b) const {
   const Code& c = *code_;
-  const Entries e{r, c.shape.shifted};
+  const Entries e{r, c.shape.shifted, c.shape.shifted ? c.shifts_of(r) : nullptr};
   const std::uint64_t unit = unit_positions();
   const std::uint64_t first = b * block_positions();
   const std::uint64_t count = std::min<std::uint64_t>(block_positions(), positions_ - first);
   const std::uint64_t units = (count + unit - 1) / unit;
-  std::string data, lengths;
+  if (units == 0) return std::string();
+  // The block in place: the lengths first, then each unit's bytes written through a
+  // 64-bit buffer, 4 bytes at a time (a unit holds at most its shift byte and U codes
+  // of kMaxCodeBits bits, and up to 3 bytes of the last store are written over).
+  const std::size_t most_unit = 1 + (unit * kMaxCodeBits + 7) / 8;
+  std::string out(static_cast<std::size_t>(units - 1 + units * most_unit + 4), '\0');
+  auto* const head = reinterpret_cast<std::uint8_t*>(out.data());
+  std::uint8_t* at = head + (units - 1);
   for (std::uint64_t u = 0; u < units; ++u) {
-    const std::size_t unit_at = data.size();
+    std::uint8_t* const unit_at = at;
     const std::uint64_t p0 = first + u * unit;
     const std::uint64_t p1 = std::min<std::uint64_t>(p0 + unit, positions_);
-    if (c.shape.shifted) data += static_cast<char>(e.unit_shift(p0 / unit));
-    std::uint64_t acc = 0;
+    if (c.shape.shifted) *at++ = e.unit_shift(p0 / unit);
+    std::uint64_t acc = 0;  // the last `bits` bits not yet written, in its low bits
     unsigned bits = 0;
     auto put = [&](std::size_t s) {
       acc = acc << c.lengths[s] | c.codes[s];
-      bits += c.lengths[s];
-      while (bits >= 8) {
-        bits -= 8;
-        data += static_cast<char>((acc >> bits) & 0xFF);
+      if ((bits += c.lengths[s]) >= 32) {
+        bits -= 32;
+        const auto w = static_cast<std::uint32_t>(acc >> bits);
+        at[0] = static_cast<std::uint8_t>(w >> 24);
+        at[1] = static_cast<std::uint8_t>(w >> 16);
+        at[2] = static_cast<std::uint8_t>(w >> 8);
+        at[3] = static_cast<std::uint8_t>(w);
+        at += 4;
       }
     };
     if (!c.dense_number.empty()) {
@@ -679,13 +745,15 @@ std::expected<std::string, TableError> TableCoder::encode_block(const ValueRange
       parse_unit(e, c.shape.k, c.shape.runs, p0, p1, static_cast<std::uint32_t>(unit),
                  [&](std::uint64_t key) { put(static_cast<std::size_t>(c.number.get(key))); });
     }
-    if (bits > 0) data += static_cast<char>((acc << (8 - bits)) & 0xFF);
+    for (; bits >= 8; bits -= 8) *at++ = static_cast<std::uint8_t>(acc >> (bits - 8));
+    if (bits > 0) *at++ = static_cast<std::uint8_t>(acc << (8 - bits));
     if (u + 1 < units) {
-      if (data.size() - unit_at > 0xFF) return std::unexpected(TableError{TableError::Internal, "a unit of more than 255 bytes"});
-      lengths += static_cast<char>(data.size() - unit_at);
+      if (at - unit_at > 0xFF) return std::unexpected(TableError{TableError::Internal, "a unit of more than 255 bytes"});
+      head[u] = static_cast<std::uint8_t>(at - unit_at);
     }
   }
-  return lengths + data;
+  out.resize(static_cast<std::size_t>(at - head));
+  return out;
 }
 
 namespace {

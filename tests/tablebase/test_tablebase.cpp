@@ -251,6 +251,27 @@ TEST(Format, StagesOverPartsMakeWriteTablesFile) {
   EXPECT_TRUE(file_from_parts(*v, key, bytes, 1, {0, N / 2, N - 1}) == std::string(file.begin(), file.end()));
 }
 
+// A table of more than 2^22 positions counts its exact symbols by the values its sample
+// (every 16th unit) saw; a value found only outside the sample makes it count again.
+TEST(Format, ValueOutsideTheSampleIsCoded) {
+  TempDir d;
+  const VariantPtr v = variant("oware");
+  const ClassKey key{0, 15};
+  std::vector<std::uint8_t> bytes = drifting_margins(ClassIndex(*v, key).size(), 15);
+  ASSERT_GT(bytes.size(), std::size_t{1} << 22);
+  bytes[kDefaultUnitPositions * 17 + 5] = static_cast<std::uint8_t>(std::int8_t{-15});  // unit 17: not in the sample
+  bytes[bytes.size() - 1] = 15;                                                          // the last tuple's padding
+  const fs::path f = d.path / table_file_name(v->name(), key);
+  ASSERT_TRUE(write_table(f, *v, key, bytes, 1));
+  auto t = TableFile::open(f);
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_TRUE((*t)->header().unit_shifts);
+  EXPECT_EQ(*(*t)->read_all(), bytes);
+  const auto file = slurp(f);
+  const std::uint64_t N = TableCoder(bytes.size(), 1).blocks();
+  EXPECT_TRUE(file_from_parts(*v, key, bytes, 1, {0, N / 2, N - 1}) == std::string(file.begin(), file.end()));
+}
+
 TEST(Format, DetectsFlippedByteEverywhere) {
   TempDir d;
   gen("oware", 6, d.path);
