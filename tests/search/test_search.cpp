@@ -10,6 +10,7 @@
 #include "mancala/notation.h"
 #include "mancala/probe.h"
 #include "mancala/search.h"
+#include "mancala/table_writer.h"
 #include "reference/brute_force.h"
 #include "search/reachable_tables.h"
 #include "tablebase/support.h"
@@ -244,6 +245,31 @@ TEST(Search, MissingTablesAreNamed) {
   ASSERT_FALSE(s.has_value());
   EXPECT_EQ(s.error().code, SearchError::MissingTable);
   EXPECT_NE(s.error().message.find("no tables for djenon-aboure"), std::string::npos) << s.error().message;
+}
+
+// A Kalah table holding a value that no position of its seeds has (class 5: odd values
+// in [-5, 5]) is refused: beyond the seeds by the reader, of the other parity when the
+// search packs its values in 4 bits.
+TEST(Search, KalahValuesOfAnotherClassAreCorrupt) {
+  const VariantPtr v = variant("kalah:4:empty");
+  const TableDirs& d = tables_for("kalah:4:empty", 10, 5);
+  const ClassKey key{0, 5};
+  for (const int bad : {2, -4, 7, -7}) {
+    const fs::path dir = d.part.parent_path() / ("bad" + std::to_string(bad + 10));
+    fs::create_directories(dir);
+    for (const auto& e : fs::directory_iterator(d.part))
+      fs::copy_file(e.path(), dir / e.path().filename(), fs::copy_options::overwrite_existing);
+    const std::vector<std::uint8_t> bytes(ClassIndex(*v, key).size(), static_cast<std::uint8_t>(static_cast<std::int8_t>(bad)));
+    ASSERT_TRUE(write_table(dir / table_file_name(v->name(), key), *v, key, bytes, 1));
+    SearchOptions o = small_options();
+    o.tables = open_tables(dir);
+    auto r = solve_position(v, v->start(2), o);
+    ASSERT_FALSE(r.has_value()) << bad;
+    EXPECT_EQ(r.error().code, SearchError::Corrupt) << bad;
+    EXPECT_NE(r.error().message.find(bad % 2 == 0 ? "not that of a Kalah position of 5 seeds" : "with 5 seeds in play"),
+              std::string::npos)
+        << r.error().message;
+  }
 }
 
 TEST(Search, TranspositionTableTooSmall) {
