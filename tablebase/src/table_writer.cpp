@@ -316,16 +316,21 @@ void parse_tuples(Tuple&& tuple, std::uint32_t k, bool runs, std::uint64_t p0, s
   }
   assert(n <= unit / k && unit <= kDefaultUnitPositions);
   (void)unit;
-  std::uint64_t keys[kDefaultUnitPositions];
-  for (std::uint64_t t = 0; t < n; ++t) keys[t] = tuple(t0 + t);
-  for (std::uint64_t t = 0; t < n;) {
-    const std::uint64_t key = keys[t];
-    std::uint64_t run = 1;
-    while (t + run < n && keys[t + run] == key) ++run;
-    t += run;
-    for (std::uint64_t rest = run; rest > 0;) {
+  // The runs' first tuples as the bits of a word, then a run a step (the lengths of
+  // runs vary at random: a loop over each run's tuples mispredicted its end).
+  std::uint64_t keys[kDefaultUnitPositions], starts = 1;
+  keys[0] = tuple(t0);
+  for (std::uint64_t t = 1; t < n; ++t) {
+    keys[t] = tuple(t0 + t);
+    starts |= static_cast<std::uint64_t>(keys[t] != keys[t - 1]) << t;
+  }
+  while (starts) {
+    const auto t = static_cast<std::uint64_t>(std::countr_zero(starts));
+    starts &= starts - 1;
+    const std::uint64_t end = starts ? static_cast<std::uint64_t>(std::countr_zero(starts)) : n;
+    for (std::uint64_t rest = end - t; rest > 0;) {
       const unsigned j = static_cast<unsigned>(std::bit_width(rest) - 1);
-      emit(key, j);
+      emit(keys[t], j);
       rest -= std::uint64_t{1} << j;
     }
   }
