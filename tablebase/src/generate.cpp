@@ -161,6 +161,21 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
       whole = *loaded;
     }
     const ClassValues& cls = whole ? *whole : paged;
+    // The distance pass's arrays beside the class's values and the kept lists: the
+    // lower classes make room, as they must. With the value solve's best exits it
+    // reads none of them (distances.h): none comes back for it; the next class's fit
+    // brings back what it needs.
+    if (store.budget() && !(found && !found->empty())) {
+      std::uint64_t kept_bytes = 0;
+      Index unlisted = cls.size();
+      if (kept)
+        for (const KeptChildren::Piece& p : kept->pieces) {
+          kept_bytes += p.bytes();
+          if (p.listed) unlisted -= std::min(unlisted, KeptChildren::kPiece);
+        }
+      const bool reads_lower = !best_exits || best_exits->size() != static_cast<std::size_t>(cls.size());
+      if (auto f = store.fit(solved, distance_pass_bytes(cls.size(), unlisted) + kept_bytes, reads_lower); !f) return f;
+    }
     SolveOptions so;
     so.threads = opt.threads;
     so.budget = opt.budget;
@@ -198,12 +213,16 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
       return e;
     };
     const auto tc = clock::now();
-    // With distances: the value solve keeps a best exit a position, then the distances
-    // take their arrays beside the class's values.
+    // With distances: the value solve keeps a best exit a position (and by levels
+    // writes the distances itself, 2 bytes a position); the distance pass that follows
+    // the sweeps fits its own arrays when it starts (distance_need), since it reads no
+    // lower class. Counting them here paged the lower classes out for the value solve
+    // itself: Kotu-baendum up to 16 at the default 1 GiB took 2.78 times the CPU of the
+    // values alone, most of it reading exits back through the page cache
+    // (results/probe.md, session 23).
     const std::uint64_t solving =
-        with_distances ? std::max(solver_bytes(v, key, index.size(), opt.method) + index.size(),
-                                  (1 + 1) * std::uint64_t{index.size()} + distance_bytes(index.size()))
-                       : solver_bytes(v, key, index.size(), opt.method);
+        solver_bytes(v, key, index.size(), opt.method) +
+        (with_distances ? distance_solve_bytes(v, index.size(), opt.method) : 0);
     // Under a budget, whether the whole lower classes leave room for a class that needs
     // `need` bytes (and the smallest page cache).
     auto room_for = [&](std::uint64_t need) {
@@ -254,7 +273,14 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     // seeds over the files of 14, 2 threads: 525.5 s without, 416.5 s with (no bound:
     // 272.7 s); the same files.
     if (store.budget()) {
-      const std::uint64_t want = kept_rank_bytes(v, index.size(), opt.method);
+      // With distances the kept lists stay for the distance pass (its edges then stay
+      // in them), beside its arrays: no more of them than leaves that pass within the
+      // budget.
+      const std::uint64_t pass = index.size() + distance_pass_bytes(index.size(), 0) + (std::uint64_t{4} << 20);
+      const std::uint64_t want = std::min(kept_rank_bytes(v, index.size(), opt.method),
+                                          !with_distances          ? ~std::uint64_t{0}
+                                          : store.budget() > pass ? store.budget() - pass
+                                                                  : 0);
       so.rank_cache_bytes = std::min(want, store.spare());
       if (want > store.spare() && index.size() >= opt.release_from) {
         so.spill_dir = store.spill_dir();  // sweep 0's ranks that do not fit: on disk until sweep 1

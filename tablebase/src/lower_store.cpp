@@ -1,5 +1,6 @@
 #include "mancala/lower_store.h"
 
+#include "mancala/distances.h"
 #include "mancala/solver_support.h"
 #include "mancala/temp_file.h"
 
@@ -152,6 +153,16 @@ std::uint64_t kept_rank_bytes(const Variant& v, Index positions, SolveOptions::M
   return method == M::Sweeps ? 16 * static_cast<std::uint64_t>(positions) : 0;
 }
 
+std::uint64_t distance_solve_bytes(const Variant& v, Index positions, SolveOptions::Method method) {
+  return std::uint64_t{positions} * (resolved(v, method) == SolveOptions::Method::Levels ? 3 : 1);
+}
+
+// distance_bytes: 8 bytes a position and 12 an edge, one edge a position.
+std::uint64_t distance_pass_bytes(Index positions, Index unlisted) {
+  static_assert(distance_bytes(1) == 8 + 12);
+  return std::uint64_t{positions} * (1 + 8) + std::uint64_t{unlisted} * 12;
+}
+
 LowerStore::LowerStore(const Variant& v, std::uint64_t budget_bytes, fs::path spill_dir)
     : v_(v), budget_(budget_bytes), spill_dir_(std::move(spill_dir)), cache_(std::make_shared<PageCache>(kMinCache)) {}
 
@@ -208,7 +219,7 @@ Result<void> LowerStore::bring_back(SolvedClasses& solved, Class& c) {
   return {};
 }
 
-Result<void> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving) {
+Result<void> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving, bool reads_lower) {
   if (budget_ == 0) return {};
   solving_ = solving;
   // What the lower classes may take: the budget less the class being solved. The
@@ -228,7 +239,7 @@ Result<void> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving) {
   for (auto it = classes_.rbegin(); it != classes_.rend(); ++it) {
     Class& c = *it;
     if (!paging && whole + c.bytes + least <= room) {
-      const bool worth = solving >= c.bytes / 4;  // a paged class comes back
+      const bool worth = reads_lower && solving >= c.bytes / 4;  // a paged class comes back
       if (c.values->whole() || worth) whole += c.bytes;
       if (!c.values->whole() && worth) back.push_back(&c);
       continue;
@@ -240,8 +251,9 @@ Result<void> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving) {
   for (Class* c : back)
     if (auto r = bring_back(solved, *c); !r) return r;
   const std::uint64_t left = room > whole ? room - whole : 0;
-  cache_->set_capacity(std::clamp(left, least, kMaxCache));
-  spare_ = left > kMaxCache ? left - kMaxCache : 0;
+  const std::uint64_t cache = reads_lower ? std::clamp(left, least, kMaxCache) : least;
+  cache_->set_capacity(cache);
+  spare_ = left - std::min(left, cache);
   return {};
 }
 

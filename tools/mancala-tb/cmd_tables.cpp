@@ -543,7 +543,8 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
                   "memory of the run, in MiB (default 1024; 0: no bound): the class being solved and the "
                   "solved classes, an eighth (at most 24 MiB) held back for the rest; the newest lower classes stay in memory while they fit, older ones are spilled to "
                   "an unlinked file in DIR and read back through a page cache (slower); a large class solved by sweeps "
-                  "frees them after its first sweep, which reads them all, for the later sweeps' kept moves")
+                  "frees them after its first sweep, which reads them all, for the later sweeps' kept moves; with --distances, "
+                  "the distance pass that follows the sweeps, which reads none of them, sends them out for its arrays when it must")
         ->check(in_range(0, 1LL << 40));
     c->add_flag("--verbose", g->verbose, "one line per class on stdout (seeds, positions, rounds, time, bytes)");
     c->add_flag("--distances", g->distances,

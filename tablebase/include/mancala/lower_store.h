@@ -103,6 +103,16 @@ std::uint64_t solver_bytes(const Variant& v, const ClassKey& key, Index position
 // (SolveOptions::rank_cache_bytes) for sweep 0, which reads the lower classes, and
 // what release frees after it.
 std::uint64_t kept_rank_bytes(const Variant& v, Index positions, SolveOptions::Method method);
+// With distances (generate --distances): what a class's value solve takes beyond
+// solver_bytes (a best exit a position; by levels also the distances it finds, 2 bytes
+// a position), and what the distance pass after the sweeps takes beside the class's
+// values and the sweeps' kept lists: the best exits and distance_bytes (distances.h),
+// whose edges (12 bytes, one a position) only for the `unlisted` positions, those of
+// the pieces the sweeps did not list (a listed piece's edges stay in its list). The
+// pass reads no lower class, so it fits on its own (LowerStore::fit with reads_lower =
+// false) instead of in the value solve's fit.
+std::uint64_t distance_solve_bytes(const Variant& v, Index positions, SolveOptions::Method method);
+std::uint64_t distance_pass_bytes(Index positions, Index unlisted);
 
 // The solved classes of one generation, in solving order, and which of them stay whole.
 class LowerStore {
@@ -117,7 +127,10 @@ class LowerStore {
   // written, e.g. the folder is full); a paged read fails with Io too (SpillPages).
   // A paged class that fits comes back whole (read from its spill file) when the
   // class to solve is large enough for that to pay (lower_store.cpp).
-  Result<void> fit(SolvedClasses& solved, std::uint64_t solving);
+  // reads_lower = false: the work that needs `solving` reads no lower class (the
+  // distances of a class whose value solve kept each position's best exit), so no
+  // paged class comes back and the cache is at its smallest.
+  Result<void> fit(SolvedClasses& solved, std::uint64_t solving, bool reads_lower = true);
   // After the first pass of the class being solved (every exit read, SolveOptions::
   // exits_read): every lower class leaves memory (one already spilled is not written
   // again) and the cache shrinks to its smallest; returns what the class's later
