@@ -14,6 +14,7 @@
 
 #include "mancala/rules.h"
 #include "mancala/solver_support.h"
+#include "mancala/temp_file.h"
 
 namespace mancala {
 
@@ -53,6 +54,11 @@ class DistanceSolver {
   Result<std::vector<std::uint8_t>> run() {
     if (n_ >= kAhead)
       return fail_with(Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + " is too large for distances");
+    if (!opt_.spill_dir.empty()) {
+      auto f = TempFile::create(opt_.spill_dir, "the distance edges of class " + to_string(index_.key(), rules_.pits()));
+      if (!f) return std::unexpected(f.error());
+      spill_ = std::move(*f);
+    }
     std::vector<std::uint8_t> out(static_cast<std::size_t>(n_) * 2);  // zero: no distance yet
     dist_ = out.data();
     behind_.assign(static_cast<std::size_t>(n_), 0);
@@ -130,6 +136,16 @@ class DistanceSolver {
         std::vector<std::uint32_t> optimal;  // ranks of the optimal in-class children
         std::vector<Edge> edges;            // of the positions that played their moves
         std::size_t listed_edges = 0;       // those kept in the lists
+        std::size_t spilled_edges = 0;      // those written to the spill file
+        // With a spill file the edges go to it a buffer at a time (levels() reads them back).
+        auto spill_edges = [&] {
+          if (edges.empty()) return;
+          const std::uint64_t bytes = edges.size() * sizeof(Edge);
+          const std::uint64_t at = spill_end_.fetch_add(bytes, std::memory_order_relaxed);
+          if (auto w = spill_->write(at, std::as_bytes(std::span(edges))); !w) fail(w.error());
+          spilled_edges += edges.size();
+          edges.clear();
+        };
         std::vector<std::uint32_t> ones, over;
         // A position of the batch: its value, best exit (kNoValue: none) and in-class
         // children ranks[from, to).
@@ -180,6 +196,7 @@ class DistanceSolver {
               listed_edges += optimal.size();
             } else {
               for (const std::uint32_t c : optimal) edges.push_back(Edge{c, b.v > 0 ? b.u | kAhead : b.u});
+              if (spill_ && edges.size() >= kSpillEdges) spill_edges();
             }
           }
           batch.clear();
@@ -287,8 +304,9 @@ class DistanceSolver {
             play(from, to);
         }
         flush();
+        if (spill_) spill_edges();
         std::lock_guard lock(mu_);
-        edge_count_ += edges.size() + listed_edges;
+        edge_count_ += edges.size() + listed_edges + spilled_edges;
         if (!edges.empty()) chunks_.push_back(std::move(edges));
         ones_.insert(ones_.end(), ones.begin(), ones.end());
         frontier_.insert(frontier_.end(), over.begin(), over.end());
@@ -315,6 +333,16 @@ class DistanceSolver {
         for (const Edge& e : chunks_[k]) put(e.child, e.parent);
         std::vector<Edge>().swap(chunks_[k]);
       });
+      if (spill_) {  // the edges on disk, a buffer at a time
+        const std::uint64_t end = spill_end_.load(), step = kSpillEdges * sizeof(Edge);
+        tbb::parallel_for(std::uint64_t{0}, (end + step - 1) / step, [&](std::uint64_t k) {
+          if (halted()) return;
+          std::vector<Edge> buffer(static_cast<std::size_t>(std::min(step, end - k * step) / sizeof(Edge)));
+          if (auto r = spill_->read(k * step, std::as_writable_bytes(std::span(buffer))); !r) return fail(r.error());
+          for (const Edge& e : buffer) put(e.child, e.parent);
+        });
+        spill_.reset();
+      }
       if (kept_)  // the listed pieces' edges: each entry's optimal children, then kNoChild
         tbb::parallel_for(std::size_t{0}, kept_->pieces.size(), [&](std::size_t k) {
           KeptChildren::Piece& list = kept_->pieces[k];
@@ -400,6 +428,11 @@ class DistanceSolver {
   const std::int8_t* best_exit_;       // SolveOptions::best_exits of the value solve, or null
   KeptChildren* kept_;                 // SolveOptions::kept_children of the value solve (with best_exit_), or null
   std::vector<std::vector<Edge>> chunks_;  // the first pass's edges, a vector per task
+  // SolveOptions::spill_dir: the first pass's edges go to this file instead of chunks_
+  // (12 bytes an edge in memory while they are put in order: 4).
+  static constexpr std::size_t kSpillEdges = std::size_t{1} << 16;  // 512 KiB a buffer
+  std::unique_ptr<TempFile> spill_;
+  std::atomic<std::uint64_t> spill_end_{0};
   std::size_t edge_count_ = 0;
   std::vector<std::uint32_t>& parents_;  // the edges' parents by child (CSR)
   std::vector<std::uint32_t>& first_;  // 4 bytes a position: fewer than 2^32 edges (checked)

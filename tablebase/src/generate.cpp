@@ -165,6 +165,9 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     // lower classes make room, as they must. With the value solve's best exits it
     // reads none of them (distances.h): none comes back for it; the next class's fit
     // brings back what it needs.
+    SolveOptions so;
+    so.threads = opt.threads;
+    so.budget = opt.budget;
     if (store.budget() && !(found && !found->empty())) {
       std::uint64_t kept_bytes = 0;
       Index unlisted = cls.size();
@@ -173,12 +176,34 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
           kept_bytes += p.bytes();
           if (p.listed) unlisted -= std::min(unlisted, KeptChildren::kPiece);
         }
+      // What the pass may take beside the class's values and the smallest page cache.
+      // When its arrays and the sweeps' kept lists (as many as the budget left them:
+      // their open lists spare the later sweeps the moves) do not fit there, the
+      // edges of the positions that play their moves go to disk (4 bytes an edge in
+      // memory instead of 12), and if that is not enough, the last listed pieces whose
+      // lists take more than their edges would give them back: the pass plays their
+      // moves once (distances.h; the same distances either way).
+      const std::uint64_t room = store.budget() > cls.size() + (std::uint64_t{4} << 20)
+                                     ? store.budget() - cls.size() - (std::uint64_t{4} << 20)
+                                     : 0;
+      bool on_disk = false;
+      const auto need = [&] { return distance_pass_bytes(cls.size(), unlisted, on_disk) + kept_bytes; };
+      if (need() > room) {
+        on_disk = true;
+        so.spill_dir = store.spill_dir();
+      }
+      if (kept)
+        for (std::size_t k = kept->pieces.size(); k-- > 0 && need() > room;) {
+          KeptChildren::Piece& p = kept->pieces[k];
+          if (!p.listed || p.bytes() <= 4 * std::uint64_t{KeptChildren::kPiece}) continue;
+          kept_bytes -= p.bytes();
+          unlisted = std::min<Index>(cls.size(), unlisted + KeptChildren::kPiece);
+          p = KeptChildren::Piece{};
+          ++rep.unlisted_pieces;
+        }
       const bool reads_lower = !best_exits || best_exits->size() != static_cast<std::size_t>(cls.size());
-      if (auto f = store.fit(solved, distance_pass_bytes(cls.size(), unlisted) + kept_bytes, reads_lower); !f) return f;
+      if (auto f = store.fit(solved, need(), reads_lower); !f) return f;
     }
-    SolveOptions so;
-    so.threads = opt.threads;
-    so.budget = opt.budget;
     auto d = found && !found->empty() ? Result<std::vector<std::uint8_t>>(std::move(*found))
                                       : solve_distances(v, cls, solved, so, best_exits, store.budget() ? nullptr : &scratch, kept);
     if (!d) return std::unexpected(d.error());
@@ -274,13 +299,12 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     // 272.7 s); the same files.
     if (store.budget()) {
       // With distances the kept lists stay for the distance pass (its edges then stay
-      // in them), beside its arrays: no more of them than leaves that pass within the
-      // budget.
-      const std::uint64_t pass = index.size() + distance_pass_bytes(index.size(), 0) + (std::uint64_t{4} << 20);
-      const std::uint64_t want = std::min(kept_rank_bytes(v, index.size(), opt.method),
-                                          !with_distances          ? ~std::uint64_t{0}
-                                          : store.budget() > pass ? store.budget() - pass
-                                                                  : 0);
+      // in them); when they and the pass do not fit, the pass gives some back
+      // (distances above). Capping them here at what leaves the pass room made the
+      // later sweeps play the moves of the pieces not kept again, every sweep:
+      // Kotu-baendum up to 14 at 303 MiB, 1 thread: 314 s of CPU with distances
+      // before, 262 s after (179 s for the values alone; results/probe.md, session 23).
+      const std::uint64_t want = kept_rank_bytes(v, index.size(), opt.method);
       so.rank_cache_bytes = std::min(want, store.spare());
       if (want > store.spare() && index.size() >= opt.release_from) {
         so.spill_dir = store.spill_dir();  // sweep 0's ranks that do not fit: on disk until sweep 1

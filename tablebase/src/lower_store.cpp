@@ -157,10 +157,11 @@ std::uint64_t distance_solve_bytes(const Variant& v, Index positions, SolveOptio
   return std::uint64_t{positions} * (resolved(v, method) == SolveOptions::Method::Levels ? 3 : 1);
 }
 
-// distance_bytes: 8 bytes a position and 12 an edge, one edge a position.
-std::uint64_t distance_pass_bytes(Index positions, Index unlisted) {
+// distance_bytes: 8 bytes a position and 12 an edge, one edge a position; 4 an edge
+// with the edges on disk.
+std::uint64_t distance_pass_bytes(Index positions, Index unlisted, bool edges_on_disk) {
   static_assert(distance_bytes(1) == 8 + 12);
-  return std::uint64_t{positions} * (1 + 8) + std::uint64_t{unlisted} * 12;
+  return std::uint64_t{positions} * (1 + 8) + std::uint64_t{unlisted} * (edges_on_disk ? 4 : 12);
 }
 
 LowerStore::LowerStore(const Variant& v, std::uint64_t budget_bytes, fs::path spill_dir)

@@ -205,8 +205,10 @@ TEST(Distances, LevelsFindTheSameDistancesAsTheirOwnSolver) {
 // The sweeps' kept in-class children (SolveOptions::kept_children) give the distances
 // that playing every move gives, class by class, on 1 and 2 threads; with room for
 // the kept ranks of only some pieces (rank_cache_bytes), listed and unlisted pieces
-// mix in one class.
+// mix in one class. The edges written to a spill file (SolveOptions::spill_dir) give
+// them too.
 TEST(Distances, SweepsKeptChildrenGiveTheSameDistances) {
+  TempDir spill;
   int unlisted = 0;
   for (const auto& [spec, seeds] : {std::pair{"kotu-baendum", 6}, std::pair{"cenne:4:4", 6}, std::pair{"djenon-aboure", 7}}) {
     const VariantPtr v = variant(spec);
@@ -230,6 +232,11 @@ TEST(Distances, SweepsKeptChildrenGiveTheSameDistances) {
         auto played = solve_distances(*v, **values, solved, so);
         ASSERT_TRUE(played) << played.error().message;
         EXPECT_TRUE(*with == *played) << spec << " class " << to_string(k, v->pits()) << ", " << threads << " threads";
+        SolveOptions to_disk = so;  // the edges through a spill file, as generate under a budget
+        to_disk.spill_dir = spill.path;
+        auto spilled = solve_distances(*v, **values, solved, to_disk);
+        ASSERT_TRUE(spilled) << spilled.error().message;
+        EXPECT_TRUE(*spilled == *played) << spec << " class " << to_string(k, v->pits()) << " with the edges on disk";
         ++compared;
         solved.add(*values);
       }

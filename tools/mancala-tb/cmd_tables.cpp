@@ -343,10 +343,14 @@ int run_generate(const GenerateArgs& g) {
                 rep->distance_seconds);
   if (verbose)
     std::printf("memory budget %llu MiB: %d classes read through the page cache (%llu hits, %llu pages read, peak %s); "
-                "lower classes freed after the first sweep of %d classes\n",
+                "lower classes freed after the first sweep of %d classes%s\n",
                 static_cast<unsigned long long>(opt.memory_bytes >> 20), rep->paged_classes,
                 static_cast<unsigned long long>(rep->cache_hits), static_cast<unsigned long long>(rep->cache_misses),
-                human_bytes(static_cast<double>(rep->cache_peak_bytes)).c_str(), rep->released_classes);
+                human_bytes(static_cast<double>(rep->cache_peak_bytes)).c_str(), rep->released_classes,
+                rep->unlisted_pieces ? ("; kept lists of " + std::to_string(rep->unlisted_pieces) +
+                                        " pieces of 4,096 positions given back for the distance passes")
+                                           .c_str()
+                                     : "");
   return 0;
 }
 
@@ -544,7 +548,9 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
                   "solved classes, an eighth (at most 24 MiB) held back for the rest; the newest lower classes stay in memory while they fit, older ones are spilled to "
                   "an unlinked file in DIR and read back through a page cache (slower); a large class solved by sweeps "
                   "frees them after its first sweep, which reads them all, for the later sweeps' kept moves; with --distances, "
-                  "the distance pass that follows the sweeps, which reads none of them, sends them out for its arrays when it must")
+                  "the distance pass that follows the sweeps, which reads none of them, sends them out for its arrays when it must, "
+                  "and writes its edges to an unlinked file in DIR when they do not fit (a class of N positions needs about "
+                  "13 N bytes for it: more than the budget for the largest classes of a tight one, which is then exceeded)")
         ->check(in_range(0, 1LL << 40));
     c->add_flag("--verbose", g->verbose, "one line per class on stdout (seeds, positions, rounds, time, bytes)");
     c->add_flag("--distances", g->distances,

@@ -102,7 +102,9 @@ struct SolveOptions {
   std::function<Result<std::uint64_t>()> exits_read;
   // Sweeps: where sweep 0 writes the kept ranks that do not fit in rank_cache_bytes
   // (an unlinked file, read back by sweep 1, which then need not play the moves
-  // again); empty: none written.
+  // again); empty: none written. solve_distances (distances.h): where its first pass
+  // writes the edges of the positions that play their moves (4 bytes an edge in
+  // memory instead of 12 while they are put in order by child).
   std::filesystem::path spill_dir;
   // Levels on several ranks: the most bytes a rank's notices for other ranks may take
   // in memory (24 a notice) in a level's first pass before they go out; sets how many

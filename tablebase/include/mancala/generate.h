@@ -79,6 +79,9 @@ struct GenerateReport {
   std::uint64_t cache_hits = 0, cache_misses = 0, cache_peak_bytes = 0;
   // Classes after whose first pass the lower classes left memory (release_from).
   int released_classes = 0;
+  // With distances: listed pieces (4,096 positions) whose kept lists a distance pass
+  // gave back to fit the budget (their positions played their moves in it).
+  std::uint64_t unlisted_pieces = 0;
 };
 
 // Where the one class loop meets other processes (mancala-tb-mpi's ranks; see

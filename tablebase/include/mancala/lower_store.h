@@ -108,11 +108,12 @@ std::uint64_t kept_rank_bytes(const Variant& v, Index positions, SolveOptions::M
 // a position), and what the distance pass after the sweeps takes beside the class's
 // values and the sweeps' kept lists: the best exits and distance_bytes (distances.h),
 // whose edges (12 bytes, one a position) only for the `unlisted` positions, those of
-// the pieces the sweeps did not list (a listed piece's edges stay in its list). The
-// pass reads no lower class, so it fits on its own (LowerStore::fit with reads_lower =
-// false) instead of in the value solve's fit.
+// the pieces the sweeps did not list (a listed piece's edges stay in its list), 4 with
+// `edges_on_disk` (SolveOptions::spill_dir of solve_distances). The pass reads no lower
+// class, so it fits on its own (LowerStore::fit with reads_lower = false) instead of in
+// the value solve's fit.
 std::uint64_t distance_solve_bytes(const Variant& v, Index positions, SolveOptions::Method method);
-std::uint64_t distance_pass_bytes(Index positions, Index unlisted);
+std::uint64_t distance_pass_bytes(Index positions, Index unlisted, bool edges_on_disk = false);
 
 // The solved classes of one generation, in solving order, and which of them stay whole.
 class LowerStore {
