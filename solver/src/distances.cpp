@@ -44,11 +44,12 @@ template <class Rules>
 class DistanceSolver {
  public:
   DistanceSolver(const Rules& rules, const ClassValues& values, const SolvedClasses& solved, const SolveOptions& opt,
-                 const std::vector<std::int8_t>* best_exits, DistanceScratch& scratch, KeptChildren* kept)
+                 std::vector<std::int8_t>* best_exits, DistanceScratch& scratch, KeptChildren* kept)
       : rules_(rules), values_(values), index_(values.index()), solved_(solved), opt_(opt), n_(index_.size()),
         arena_(opt.threads > 0 ? opt.threads : tbb::task_arena::automatic), behind_(scratch.behind),
         best_exit_(best_exits && best_exits->size() == static_cast<std::size_t>(n_) ? best_exits->data() : nullptr),
-        kept_(best_exit_ && kept && !kept->pieces.empty() ? kept : nullptr), parents_(scratch.parents),
+        exits_(best_exit_ ? best_exits : nullptr), kept_(best_exit_ && kept && !kept->pieces.empty() ? kept : nullptr),
+        parents_(scratch.parents),
         first_(scratch.first) {}
 
   Result<std::vector<std::uint8_t>> run() {
@@ -65,6 +66,10 @@ class DistanceSolver {
     first_.assign(static_cast<std::size_t>(n_) + 1, 0);
     first_pass();
     if (auto e = stopped()) return std::unexpected(*e);
+    if (exits_) {  // read by the first pass only: their memory goes to the levels' edges
+      best_exit_ = nullptr;
+      std::vector<std::int8_t>().swap(*exits_);
+    }
     levels();
     if (auto e = stopped()) return std::unexpected(*e);
     for (std::size_t i = 0; i < static_cast<std::size_t>(n_); ++i)
@@ -426,6 +431,7 @@ class DistanceSolver {
   // ahead: 0, kClaimed once decided by the levels.
   std::vector<std::uint8_t>& behind_;
   const std::int8_t* best_exit_;       // SolveOptions::best_exits of the value solve, or null
+  std::vector<std::int8_t>* exits_;    // their vector, freed after the first pass
   KeptChildren* kept_;                 // SolveOptions::kept_children of the value solve (with best_exit_), or null
   std::vector<std::vector<Edge>> chunks_;  // the first pass's edges, a vector per task
   // SolveOptions::spill_dir: the first pass's edges go to this file instead of chunks_
@@ -443,7 +449,7 @@ class DistanceSolver {
 }  // namespace
 
 Result<std::vector<std::uint8_t>> solve_distances(const Variant& v, const ClassValues& values, const SolvedClasses& solved,
-                                                  const SolveOptions& options, const std::vector<std::int8_t>* best_exits,
+                                                  const SolveOptions& options, std::vector<std::int8_t>* best_exits,
                                                   DistanceScratch* scratch, KeptChildren* kept) {
   if (!has_distance_tables(v)) return fail_with(Error::InvalidArgument, v.name() + " has no distance tables");
   if (!values.whole()) return fail_with(Error::Internal, "distances need the class's values in memory");

@@ -146,7 +146,7 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
   // else solve_distances (over the in-class children the sweeps kept, `kept`). A class
   // paged on the writer (mancala-tb-mpi's sharded classes) is read whole from its
   // value file, written by then.
-  auto distances = [&](const ClassValues& paged, const std::vector<std::int8_t>* best_exits, bool last,
+  auto distances = [&](const ClassValues& paged, std::vector<std::int8_t>* best_exits, bool last,
                        std::vector<std::uint8_t>* found = nullptr, KeptChildren* kept = nullptr) -> Result<void> {
     if (!with_distances || !hooks.writer) return {};
     if (auto w = distance_written(); !w) return w;

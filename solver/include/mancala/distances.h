@@ -82,13 +82,14 @@ struct DistanceScratch {
 };
 
 // `best_exits`: the value solve's SolveOptions::best_exits for this class (null or
-// empty: the exits are read again); `kept`: its SolveOptions::kept_children (with
+// empty: the exits are read again), freed (left empty) once the first pass has read
+// them, before the edges are put in order; `kept`: its SolveOptions::kept_children (with
 // best_exits; null or empty: every position plays its moves), each listed piece's
 // lists freed once read. The result is the same. `scratch`: arrays to reuse (null:
 // its own).
 Result<std::vector<std::uint8_t>> solve_distances(const Variant& v, const ClassValues& values,
                                                   const SolvedClasses& solved, const SolveOptions& options = {},
-                                                  const std::vector<std::int8_t>* best_exits = nullptr,
+                                                  std::vector<std::int8_t>* best_exits = nullptr,
                                                   DistanceScratch* scratch = nullptr, KeptChildren* kept = nullptr);
 
 }  // namespace mancala
