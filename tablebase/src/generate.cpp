@@ -183,9 +183,8 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
       // memory instead of 12), and if that is not enough, the last listed pieces whose
       // lists take more than their edges would give them back: the pass plays their
       // moves once (distances.h; the same distances either way).
-      const std::uint64_t room = store.budget() > cls.size() + (std::uint64_t{4} << 20)
-                                     ? store.budget() - cls.size() - (std::uint64_t{4} << 20)
-                                     : 0;
+      const std::uint64_t held = cls.size() + (std::uint64_t{4} << 20);  // the values, the smallest page cache
+      const std::uint64_t room = store.budget() > held ? store.budget() - held : 0;
       bool on_disk = false;
       const auto need = [&] { return distance_pass_bytes(cls.size(), unlisted, on_disk) + kept_bytes; };
       if (need() > room) {

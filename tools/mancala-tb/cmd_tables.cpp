@@ -341,16 +341,15 @@ int run_generate(const GenerateArgs& g) {
                 rep->distance_classes, human_bytes(static_cast<double>(rep->distance_bytes)).c_str(),
                 rep->positions ? static_cast<double>(rep->distance_bytes) / static_cast<double>(rep->positions) : 0.0,
                 rep->distance_seconds);
+  const std::string given_back = rep->unlisted_pieces ? "; kept lists of " + std::to_string(rep->unlisted_pieces) +
+                                                            " pieces of 4,096 positions given back for the distance passes"
+                                                      : "";
   if (verbose)
     std::printf("memory budget %llu MiB: %d classes read through the page cache (%llu hits, %llu pages read, peak %s); "
                 "lower classes freed after the first sweep of %d classes%s\n",
                 static_cast<unsigned long long>(opt.memory_bytes >> 20), rep->paged_classes,
                 static_cast<unsigned long long>(rep->cache_hits), static_cast<unsigned long long>(rep->cache_misses),
-                human_bytes(static_cast<double>(rep->cache_peak_bytes)).c_str(), rep->released_classes,
-                rep->unlisted_pieces ? ("; kept lists of " + std::to_string(rep->unlisted_pieces) +
-                                        " pieces of 4,096 positions given back for the distance passes")
-                                           .c_str()
-                                     : "");
+                human_bytes(static_cast<double>(rep->cache_peak_bytes)).c_str(), rep->released_classes, given_back.c_str());
   return 0;
 }
 
