@@ -68,6 +68,7 @@
 #include <sys/mman.h>
 #endif
 
+#include "mancala/ghost_set.h"
 #include "mancala/retrograde.h"
 #include "mancala/rules.h"
 #include "mancala/solver_support.h"
@@ -159,7 +160,7 @@ inline Result<Method> pick_method(const Variant& v, SolveOptions::Method m, std:
 template <class Rules, class S, class Transport>
 class ClassSolver {
   using Bytes = std::vector<std::uint8_t>;
-  using Offset = std::uint32_t;  // a position's offset in its owner's slice (ghost lists)
+  using Offset = GhostSet::Offset;  // a position's offset in its owner's slice (ghosts)
   static constexpr Value kNone = detail::kNoExit;
   static_assert(LevelCodes::kNoExit == kNone, "level codes decode no exit as the solver's kNone");
   static constexpr S kUnset = std::numeric_limits<S>::min();  // acyclic: not yet known
@@ -229,14 +230,13 @@ class ClassSolver {
     }
   };
   struct Context {
-    Context(const SolvedClasses& s, std::size_t owners) : cache(s), wanted(owners), outbox(owners) {
+    Context(const SolvedClasses& s, std::size_t owners) : cache(s), outbox(owners) {
       kids.reserve(16);
     }
     std::vector<Child> kids, parent_kids;
     std::vector<Position> parents;
     std::vector<Index> ranks;
     detail::ExitCache cache;
-    std::vector<std::vector<Offset>> wanted;  // sweeps, pass 0: ghosts per owner (offsets in its slice)
     std::vector<std::vector<Notice>> outbox;  // levels: notices per owner
     std::deque<Frame> stack;                  // acyclic: children per depth (stable references)
     Tally tally;
@@ -344,8 +344,7 @@ class ClassSolver {
     std::lock_guard lock(mu_);
     tally_.changed += ctx.tally.changed;
     tally_.open += ctx.tally.open;
-    for (std::size_t o = 0; o < ctx.wanted.size(); ++o) {
-      if (!ctx.wanted[o].empty()) add_ghosts(o, ctx.wanted[o]);
+    for (std::size_t o = 0; o < ctx.outbox.size(); ++o) {
       // A task's notices are moved when none wait yet (one thread: every batch's
       // first task), not copied: a copy had held them twice, 24 bytes each and up to
       // as much again of spare capacity in each vector (Oware up to 16 on 2 ranks:
@@ -354,24 +353,6 @@ class ClassSolver {
       if (outbox_[o].empty()) outbox_[o].swap(ctx.outbox[o]);
       else outbox_[o].insert(outbox_[o].end(), ctx.outbox[o].begin(), ctx.outbox[o].end());
     }
-  }
-  // Sweep 0's ghosts of owner o (under mu_): each task's once, and the whole list
-  // sorted and made unique whenever it has doubled since, so that it never holds
-  // more than about twice the distinct ghosts (Kotu-baendum, 5.4 M-position classes
-  // on 2 ranks: a rank's list with repeats had grown to several times its 2.7 M).
-  void add_ghosts(std::size_t o, std::vector<Offset>& mine) {
-    std::sort(mine.begin(), mine.end());
-    mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
-    auto& g = ghost_index_[o];
-    g.insert(g.end(), mine.begin(), mine.end());
-    if (g.size() >= 2 * ghost_unique_[o] + (std::size_t{1} << 16)) {
-      unique_ghosts(g);
-      ghost_unique_[o] = g.size();
-    }
-  }
-  static void unique_ghosts(std::vector<Offset>& g) {
-    std::sort(g.begin(), g.end());
-    g.erase(std::unique(g.begin(), g.end()), g.end());
   }
   // Ends a phase on every rank: the tallies summed, the stop flags agreed.
   Tally finish_phase(const char* phase) {
@@ -1032,11 +1013,26 @@ class ClassSolver {
       else
         fail(f.error().message, f.error().code);  // every rank stops at the end of sweep 0
     }
-    ghost_index_.assign(K, {});
-    ghost_unique_.assign(K, 0);
+    // The ghosts each rank reads, as bitmaps of the other slices while sweep 0 finds
+    // them (1/8 byte a position of the class), then as GhostSets (ghost_set.h). They
+    // come out of the kept ranks' room (rank_cache_bytes), as do, from sweep 1 on,
+    // the sets, the ghosts' codes and the codes sent each sweep (send_ghosts).
+    ghost_build_.clear();
+    ghosts_.assign(K, {});
+    serve_.assign(K, {});
     ghost_codes_.assign(K, {});
+    std::uint64_t ghost_charge = 0, cap = rank_cap_;
+    auto charge = [&](std::uint64_t bytes) {
+      ghost_charge = bytes;
+      rank_cap_ = cap > bytes ? cap - bytes : 0;
+    };
+    if (K > 1)
+      for (std::size_t o = 0; o < K; ++o) {
+        ghost_build_.emplace_back(o == static_cast<std::size_t>(me_) ? 0 : chunk(n_, ranks_, o).second - chunk(n_, ranks_, o).first);
+        ghost_charge += ghost_build_.back().bytes();
+      }
+    charge(ghost_charge);
     outbox_.assign(K, {});
-    std::vector<std::vector<Offset>> serve;  // per rank: sorted offsets in this slice it reads
     std::uint64_t undecided = local_;
     int round = 0;
     if (const int done = tr_.resume(Method::Sweeps, bytes_of(codes), sizeof(C)); done >= 0) {
@@ -1058,15 +1054,9 @@ class ClassSolver {
     const int ghosts_sent = std::max(round, 1);  // the first sweep that reads ghosts
     for (;; ++round) {
       if (K > 1 && round == ghosts_sent) {
-        for (auto& g : ghost_index_) {
-          unique_ghosts(g);
-          g.shrink_to_fit();
-        }
-        auto ask = ghost_index_;
-        tr_.exchange(ask, serve, sizeof(Offset), "all_to_all (ghost lists)");
-        for (std::size_t r = 0; r < K; ++r) ghost_codes_[r].resize(ghost_index_[r].size() * sizeof(C));
+        charge(send_ghosts<C>());  // (the bitmaps of sweep 0 are gone)
       }
-      if (K > 1 && round >= 1) refresh_ghosts<C>(serve);
+      if (K > 1 && round >= 1) refresh_ghosts<C>();
       done_.store(0);
       // Tasks own whole pieces: positions 64 kPieceWords k .. 64 kPieceWords (k + 1) - 1.
       parallel(pieces, 1, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
@@ -1149,7 +1139,8 @@ class ClassSolver {
         if (auto more = opt_.exits_read(); !more)
           fail(more.error().message, more.error().code);  // every rank stops at the next phase
         else
-          rank_cap_ = std::max(rank_cap_, *more);
+          cap = std::max(cap, *more);
+        charge(ghost_charge);
       }
       tr_.checkpoint(Method::Sweeps, round, bytes_of(codes), sizeof(C));
     }
@@ -1203,42 +1194,75 @@ class ClassSolver {
           const Index ci = index_.rank(c.next);
           if (mine(ci)) continue;
           const std::size_t o = owner(ci);
-          ctx.wanted[o].push_back(static_cast<Offset>(ci - chunk_start(n_, ranks_, o)));
+          ghost_build_[o].set(static_cast<Offset>(ci - chunk_start(n_, ranks_, o)));
         }
       });
     });
   }
 
+  // After sweep 0 (or a resumed class's find_ghosts): each rank's ghosts in this
+  // rank's slice (serve_) from the sets the others found. Returns the bytes the ghosts
+  // hold from then on: the sets both ways, the ghosts' codes, and the codes sent and
+  // received each sweep (twice: the transport packs a copy).
+  template <class C>
+  std::uint64_t send_ghosts() {
+    const auto K = static_cast<std::size_t>(ranks_);
+    std::vector<std::vector<Offset>> ask(K), in;
+    for (std::size_t o = 0; o < K; ++o) {
+      ghosts_[o] = std::move(ghost_build_[o]).finish();
+      if (o != static_cast<std::size_t>(me_)) ask[o] = ghosts_[o].to_wire();
+    }
+    std::vector<GhostSet::Builder>().swap(ghost_build_);
+    tr_.exchange(ask, in, sizeof(Offset), "all_to_all (ghost lists)");
+    std::uint64_t held = 0;
+    for (std::size_t r = 0; r < K; ++r) {
+      if (r == static_cast<std::size_t>(me_)) continue;
+      try {
+        serve_[r] = GhostSet::from_wire(in[r], static_cast<std::uint64_t>(local_));
+      } catch (const std::exception& e) {
+        fail(e.what());  // every rank stops at the end of the sweep
+      }
+      std::vector<Offset>().swap(in[r]);
+      ghost_codes_[r].resize(static_cast<std::size_t>(ghosts_[r].count() * sizeof(C)));
+      held += ghosts_[r].bytes() + serve_[r].bytes() + 2 * (ghosts_[r].count() + serve_[r].count()) * sizeof(C);
+    }
+    return held;
+  }
+
   // The current codes of the positions other ranks read.
   template <class C>
-  void refresh_ghosts(const std::vector<std::vector<Offset>>& serve) {
+  void refresh_ghosts() {
     const auto K = static_cast<std::size_t>(ranks_);
     const auto& codes = this->codes<C>();
     std::vector<std::vector<C>> out(K), in;
     for (std::size_t r = 0; r < K; ++r) {
       if (r == static_cast<std::size_t>(me_)) continue;
-      out[r].reserve(serve[r].size());
-      for (Offset u : serve[r]) out[r].push_back(codes[u]);
+      out[r].reserve(static_cast<std::size_t>(serve_[r].count()));
+      serve_[r].for_each([&](Offset u) { out[r].push_back(codes[u]); });
     }
     tr_.exchange(out, in, sizeof(C), "all_to_all (ghost codes)");
     for (std::size_t r = 0; r < K; ++r) {
       if (r == static_cast<std::size_t>(me_)) continue;
+      if (in[r].size() * sizeof(C) != ghost_codes_[r].size()) {
+        fail("rank " + std::to_string(r) + " sent " + std::to_string(in[r].size()) + " ghost codes, not " +
+             std::to_string(ghost_codes_[r].size() / sizeof(C)));
+        continue;
+      }
       if (!in[r].empty()) std::memcpy(ghost_codes_[r].data(), in[r].data(), in[r].size() * sizeof(C));
     }
   }
 
   // The code of in-class child ci: here, or a ghost (sweep 0: the start, and asked for).
   template <class C>
-  C child_code(Index ci, bool first, Context& ctx) {
+  C child_code(Index ci, bool first) {
     if (mine(ci)) return std::atomic_ref<C>(codes<C>()[static_cast<std::size_t>(ci - begin_)]).load(std::memory_order_relaxed);
     const std::size_t o = owner(ci);
     const auto off = static_cast<Offset>(ci - chunk_start(n_, ranks_, o));  // a slice holds under 2^32 (cluster.h)
     if (first) {
-      ctx.wanted[o].push_back(off);
+      ghost_build_[o].set(off);
       return static_cast<C>(sc_.start());
     }
-    const auto& g = ghost_index_[o];
-    const auto j = static_cast<std::size_t>(std::lower_bound(g.begin(), g.end(), off) - g.begin());
+    const std::size_t j = ghosts_[o].index_of(off);
     C code;
     std::memcpy(&code, ghost_codes_[o].data() + j * sizeof(C), sizeof(C));
     return code;
@@ -1312,7 +1336,7 @@ class ClassSolver {
     Value best = kNone, upper = kNone;
     bool final = true;
     for (std::size_t k = 0; k < count; ++k) {
-      const C c = child_code<C>(ranks[k], false, ctx);
+      const C c = child_code<C>(ranks[k], false);
       best = std::max(best, neg(sc_.value(c)));
       upper = std::max(upper, neg(sc_.low(c)));
       final = final && sc_.is_final(c);
@@ -1399,7 +1423,7 @@ class ClassSolver {
       for (std::size_t k = 0; k < nk; ++k) {
         const Child& c = ctx.kids[k];
         if (k < kSlots ? moves_in[k] : in_class(c)) {
-          const C cc = child_code<C>(ctx.ranks[next_rank++], first, ctx);
+          const C cc = child_code<C>(ctx.ranks[next_rank++], first);
           best = std::max(best, neg(sc_.value(cc)));
           upper = std::max(upper, neg(sc_.low(cc)));
           final = final && sc_.is_final(cc);
@@ -2000,9 +2024,10 @@ class ClassSolver {
   std::uint64_t rank_cap_ = 0;  // the most rank_bytes_ may reach (opt_.rank_cache_bytes, then exits_read)
   std::unique_ptr<TempFile> spill_;  // sweep 0's lists that do not fit (SolveOptions::spill_dir)
   std::atomic<std::uint64_t> spill_end_{0};
-  std::vector<std::vector<Offset>> ghost_index_;  // per owner: sorted offsets in its slice this rank reads
-  std::vector<std::size_t> ghost_unique_;         // per owner: ghost_index_'s size when last made unique
-  // Per owner: the codes of ghost_index_, sizeof(C) bytes each (one for Kotu-baendum up
+  std::vector<GhostSet::Builder> ghost_build_;  // sweep 0, per owner: the ghosts found so far
+  std::vector<GhostSet> ghosts_;                 // per owner: the offsets in its slice this rank reads
+  std::vector<GhostSet> serve_;                  // per rank: the offsets in this slice it reads
+  // Per owner: the codes of ghosts_, sizeof(C) bytes each (one for Kotu-baendum up
   // to 18 seeds, where a uint32 each took 3 bytes a ghost more).
   std::vector<std::vector<std::uint8_t>> ghost_codes_;
   // Levels.
