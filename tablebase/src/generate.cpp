@@ -169,39 +169,19 @@ Result<GenerateReport> generate_classes(const Variant& v, const std::vector<Clas
     so.threads = opt.threads;
     so.budget = opt.budget;
     if (store.budget() && !(found && !found->empty())) {
-      std::uint64_t kept_bytes = 0;
-      Index unlisted = cls.size();
-      if (kept)
-        for (const KeptChildren::Piece& p : kept->pieces) {
-          kept_bytes += p.bytes();
-          if (p.listed) unlisted -= std::min(unlisted, KeptChildren::kPiece);
-        }
       // What the pass may take beside the class's values and the smallest page cache.
       // When its arrays and the sweeps' kept lists (as many as the budget left them:
       // their open lists spare the later sweeps the moves) do not fit there, the
-      // edges of the positions that play their moves go to disk (4 bytes an edge in
-      // memory instead of 12), and if that is not enough, the last listed pieces whose
-      // lists take more than their edges would give them back: the pass plays their
-      // moves once (distances.h; the same distances either way).
+      // edges go to disk, then listed pieces are given back (fit_distance_pass).
       const std::uint64_t held = cls.size() + (std::uint64_t{4} << 20);  // the values, the smallest page cache
-      const std::uint64_t room = store.budget() > held ? store.budget() - held : 0;
       bool on_disk = false;
-      const auto need = [&] { return distance_pass_bytes(cls.size(), unlisted, on_disk) + kept_bytes; };
-      if (need() > room) {
-        on_disk = true;
-        so.spill_dir = store.spill_dir();
-      }
-      if (kept)
-        for (std::size_t k = kept->pieces.size(); k-- > 0 && need() > room;) {
-          KeptChildren::Piece& p = kept->pieces[k];
-          if (!p.listed || p.bytes() <= 4 * std::uint64_t{KeptChildren::kPiece}) continue;
-          kept_bytes -= p.bytes();
-          unlisted = std::min<Index>(cls.size(), unlisted + KeptChildren::kPiece);
-          p = KeptChildren::Piece{};
-          ++rep.unlisted_pieces;
-        }
+      std::uint64_t given_back = 0;
+      const std::uint64_t need =
+          fit_distance_pass(kept, cls.size(), store.budget() > held ? store.budget() - held : 0, on_disk, given_back);
+      if (on_disk) so.spill_dir = store.spill_dir();
+      rep.unlisted_pieces += given_back;
       const bool reads_lower = !best_exits || best_exits->size() != static_cast<std::size_t>(cls.size());
-      if (auto f = store.fit(solved, need(), reads_lower); !f) return f;
+      if (auto f = store.fit(solved, need, reads_lower); !f) return f;
     }
     auto d = found && !found->empty() ? Result<std::vector<std::uint8_t>>(std::move(*found))
                                       : solve_distances(v, cls, solved, so, best_exits, store.budget() ? nullptr : &scratch, kept);

@@ -164,6 +164,32 @@ std::uint64_t distance_pass_bytes(Index positions, Index unlisted, bool edges_on
   return std::uint64_t{positions} * (1 + 8) + std::uint64_t{unlisted} * (edges_on_disk ? 4 : 12);
 }
 
+std::uint64_t fit_distance_pass(KeptChildren* kept, Index positions, std::uint64_t room, bool& edges_on_disk,
+                                std::uint64_t& given_back) {
+  std::uint64_t kept_bytes = 0;
+  Index unlisted = positions;
+  if (kept)
+    for (const KeptChildren::Piece& p : kept->pieces) {
+      kept_bytes += p.bytes();
+      if (p.listed) unlisted -= std::min(unlisted, KeptChildren::kPiece);
+    }
+  edges_on_disk = false;
+  given_back = 0;
+  const auto need = [&] { return distance_pass_bytes(positions, unlisted, edges_on_disk) + kept_bytes; };
+  if (need() <= room) return need();
+  edges_on_disk = true;
+  if (kept)
+    for (std::size_t k = kept->pieces.size(); k-- > 0 && need() > room;) {
+      KeptChildren::Piece& p = kept->pieces[k];
+      if (!p.listed || p.bytes() <= 4 * std::uint64_t{KeptChildren::kPiece}) continue;
+      kept_bytes -= p.bytes();
+      unlisted = std::min<Index>(positions, unlisted + KeptChildren::kPiece);
+      p = KeptChildren::Piece{};
+      ++given_back;
+    }
+  return need();
+}
+
 LowerStore::LowerStore(const Variant& v, std::uint64_t budget_bytes, fs::path spill_dir)
     : v_(v), budget_(budget_bytes), spill_dir_(std::move(spill_dir)), cache_(std::make_shared<PageCache>(kMinCache)) {}
 

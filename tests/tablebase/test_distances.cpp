@@ -10,6 +10,7 @@
 #include <unordered_set>
 
 #include "mancala/distances.h"
+#include "mancala/lower_store.h"
 #include "mancala/notation.h"
 #include "mancala/probe.h"
 #include "support.h"
@@ -237,6 +238,15 @@ TEST(Distances, SweepsKeptChildrenGiveTheSameDistances) {
         auto spilled = solve_distances(*v, **values, solved, to_disk);
         ASSERT_TRUE(spilled) << spilled.error().message;
         EXPECT_TRUE(*spilled == *played) << spec << " class " << to_string(k, v->pits()) << " with the edges on disk";
+        // Listed pieces given back (generate's last resort under a budget,
+        // fit_distance_pass): every other listed piece plays its moves, edges on disk.
+        KeptChildren half = kept;
+        int given = 0;
+        for (auto& piece : half.pieces)
+          if (piece.listed && given++ % 2 == 0) piece = KeptChildren::Piece{};
+        auto mixed = solve_distances(*v, **values, solved, to_disk, &exits, nullptr, &half);
+        ASSERT_TRUE(mixed) << mixed.error().message;
+        EXPECT_TRUE(*mixed == *played) << spec << " class " << to_string(k, v->pits()) << " with pieces given back";
         ++compared;
         solved.add(*values);
       }
@@ -244,6 +254,36 @@ TEST(Distances, SweepsKeptChildrenGiveTheSameDistances) {
     }
   }
   EXPECT_GT(unlisted, 0);
+}
+
+// The worked example of fit_distance_pass (lower_store.h): the edges go to disk first,
+// then the last listed pieces whose lists outweigh their edges on disk.
+TEST(Distances, FitDistancePassGivesBackTheLastListedPieces) {
+  KeptChildren kept;
+  kept.pieces.resize(5);
+  for (std::size_t k = 2; k < 5; ++k) {
+    kept.pieces[k].listed = true;
+    kept.pieces[k].ranks.reserve((20 + 10 * (k - 2)) * 512);  // 40, 60, 80 KiB
+  }
+  bool on_disk = true;
+  std::uint64_t given = 9;
+  EXPECT_EQ(fit_distance_pass(&kept, 20480, 500000, on_disk, given), 466944u);
+  EXPECT_FALSE(on_disk);
+  EXPECT_EQ(given, 0u);
+  EXPECT_EQ(fit_distance_pass(&kept, 20480, 401408, on_disk, given), 401408u);
+  EXPECT_TRUE(on_disk);
+  EXPECT_EQ(given, 0u);
+  EXPECT_EQ(fit_distance_pass(&kept, 20480, 350000, on_disk, given), 335872u);
+  EXPECT_TRUE(on_disk);
+  EXPECT_EQ(given, 1u);
+  EXPECT_FALSE(kept.pieces[4].listed);
+  EXPECT_TRUE(kept.pieces[3].listed);
+  // Not enough even with every piece given back: all go, the need stays above room.
+  EXPECT_EQ(fit_distance_pass(&kept, 20480, 1000, on_disk, given), 9u * 20480 + 4u * 20480);
+  EXPECT_EQ(given, 2u);
+  // No kept lists (the level method, or none listed): the edges of every position.
+  EXPECT_EQ(fit_distance_pass(nullptr, 20480, 1000, on_disk, given), 9u * 20480 + 4u * 20480);
+  EXPECT_EQ(given, 0u);
 }
 
 // Under a memory budget (generate --memory-mb) the distance pass after the sweeps

@@ -114,6 +114,21 @@ std::uint64_t kept_rank_bytes(const Variant& v, Index positions, SolveOptions::M
 // the value solve's fit.
 std::uint64_t distance_solve_bytes(const Variant& v, Index positions, SolveOptions::Method method);
 std::uint64_t distance_pass_bytes(Index positions, Index unlisted, bool edges_on_disk = false);
+// How the distance pass after the sweeps fits `room` bytes (what the budget leaves
+// beside the class's values and the smallest page cache), given the sweeps' kept
+// lists: first as it is; else with the edges on disk (edges_on_disk); else also giving
+// back listed pieces, from the last, whose lists take more than their edges would on
+// disk (4 bytes a position): such a piece is reset to unlisted, and the pass plays its
+// moves once (the same distances). Returns the bytes the pass then needs (more than
+// room when even that is not enough: LowerStore::fit then pages lower classes out or
+// refuses) and counts the pieces given back in `given_back`.
+// Example: a class of 20,480 positions, 3 listed pieces of 4,096 positions whose lists
+// hold 40, 60 and 80 KiB, 8,192 positions unlisted: 9 x 20,480 + 12 x 8,192 + 184,320 =
+// 466,944 bytes with the edges in memory, 184,320 + 4 x 8,192 + 184,320 = 401,408 on
+// disk; with room 350,000 the last piece (80 KiB) goes: 184,320 + 4 x 12,288 + 102,400
+// = 335,872.
+std::uint64_t fit_distance_pass(KeptChildren* kept, Index positions, std::uint64_t room, bool& edges_on_disk,
+                                std::uint64_t& given_back);
 
 // The solved classes of one generation, in solving order, and which of them stay whole.
 class LowerStore {
