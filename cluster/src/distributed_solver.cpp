@@ -51,8 +51,12 @@ std::uint64_t get_varint(const std::uint8_t*& p, const std::uint8_t* end) {
 template <class T>
 void pack(std::vector<T>& records, std::vector<std::uint8_t>& out) {
   static_assert(std::is_trivially_copyable_v<T> && std::has_unique_object_representations_v<T>);
-  const auto* b = reinterpret_cast<const std::uint8_t*>(records.data());
-  out.assign(b, b + records.size() * sizeof(T));
+  if constexpr (std::is_same_v<T, std::uint8_t>) {
+    out.swap(records);  // bytes already: moved, not copied (the sweeps' one-byte codes)
+  } else {
+    const auto* b = reinterpret_cast<const std::uint8_t*>(records.data());
+    out.assign(b, b + records.size() * sizeof(T));
+  }
 }
 void pack(std::vector<core::Notice>& records, std::vector<std::uint8_t>& out) {
   std::sort(records.begin(), records.end(), [](const core::Notice& a, const core::Notice& b) { return a.parent < b.parent; });
@@ -101,17 +105,19 @@ void unpack(const std::uint8_t* p, std::size_t n, std::vector<core::Notice>& out
 // Collectives with the watchdog hook and the time spent waiting.
 class Wire {
  public:
-  // The most bytes a rank sends in one MPI_Alltoallv (all destinations together):
-  // larger exchanges go in several rounds, so no MPI count reaches INT_MAX and the
-  // staging buffers stay small.
-  static constexpr std::uint64_t kRoundBytes = std::uint64_t{8} << 20;
+  // The most bytes of one message: a rank's records for another go in messages of at
+  // most this many bytes, so that no MPI count reaches INT_MAX.
+  static constexpr std::uint64_t kMessageBytes = std::uint64_t{64} << 20;
 
   Wire(const mpi::communicator& comm, const DistributedOptions& opt, ClusterStats& stats)
       : comm_(comm), opt_(opt), stats_(stats) {}
 
-  // out[r] goes to rank r, in[r] receives rank r's records; out is left empty. Flat
-  // MPI_Alltoallv on packed bytes, in rounds of at most kRoundBytes a rank; 64-bit
-  // sizes throughout.
+  // out[r] goes to rank r, in[r] receives rank r's records; out is left empty. Packed
+  // bytes sent and received in place (no staging copy), in messages of at most
+  // kMessageBytes; 64-bit sizes throughout. One-byte records are moved, not copied, in
+  // and out of their packed form: a rank then holds what it sends and what it receives
+  // once each (the sweeps' ghost codes: 2 bytes a ghost, where a packed copy, a staging
+  // round of 16 MiB and the received copy unpacked had held 4 and more).
   template <class T>
   void exchange(std::vector<std::vector<T>>& out, std::vector<std::vector<T>>& in, const char* phase) {
     const auto K = static_cast<std::size_t>(comm_.size()), me = static_cast<std::size_t>(comm_.rank());
@@ -120,7 +126,11 @@ class Wire {
     in[me].swap(out[me]);
     exchange_packed(out, recv, phase);
     for (std::size_t r = 0; r < K; ++r) {
-      if (r != me) unpack(recv[r].data(), recv[r].size(), in[r]);
+      if constexpr (std::is_same_v<T, std::uint8_t>) {
+        if (r != me) in[r].swap(recv[r]);
+      } else {
+        if (r != me) unpack(recv[r].data(), recv[r].size(), in[r]);
+      }
       std::vector<std::uint8_t>().swap(recv[r]);
     }
   }
@@ -165,36 +175,26 @@ class Wire {
     const auto t = clock_type::now();
     enter(phase);
     check(MPI_Alltoall(scount.data(), 1, MPI_UINT64_T, rcount.data(), 1, MPI_UINT64_T, MPI_Comm(comm_)), "MPI_Alltoall");
-    std::uint64_t most = 0;
-    for (std::size_t r = 0; r < K; ++r) {
-      most = std::max({most, scount[r], rcount[r]});
-      recv[r].resize(static_cast<std::size_t>(rcount[r]));
-    }
-    std::uint64_t all_most = 0;
-    check(MPI_Allreduce(&most, &all_most, 1, MPI_UINT64_T, MPI_MAX, MPI_Comm(comm_)), "MPI_Allreduce");
-    const std::uint64_t step = std::max<std::uint64_t>(1, kRoundBytes / K);
-    std::vector<int> sc(K), sd(K), rc(K), rd(K);
-    std::vector<std::uint8_t> sbuf, rbuf;
-    for (std::uint64_t at = 0; at < all_most; at += step) {
-      int stotal = 0, rtotal = 0;
-      for (std::size_t r = 0; r < K; ++r) {
-        sc[r] = static_cast<int>(at < scount[r] ? std::min(step, scount[r] - at) : 0);
-        rc[r] = static_cast<int>(at < rcount[r] ? std::min(step, rcount[r] - at) : 0);
-        sd[r] = stotal;
-        rd[r] = rtotal;
-        stotal += sc[r];
-        rtotal += rc[r];
+    for (std::size_t r = 0; r < K; ++r) recv[r].resize(static_cast<std::size_t>(rcount[r]));
+    // Every message posted at once (receives first), each rank's bytes in pieces of
+    // at most kMessageBytes with tags 1, 2, ... (MPI keeps the order of messages
+    // between two ranks with the same tag; the tags stay below write_class.cpp's).
+    std::vector<MPI_Request> reqs;
+    for (std::size_t r = 0; r < K; ++r)
+      for (std::uint64_t at = 0, piece = 0; at < rcount[r]; at += kMessageBytes, ++piece) {
+        reqs.emplace_back();
+        check(MPI_Irecv(recv[r].data() + at, static_cast<int>(std::min(kMessageBytes, rcount[r] - at)), MPI_BYTE,
+                        static_cast<int>(r), tag(piece), MPI_Comm(comm_), &reqs.back()),
+              "MPI_Irecv");
       }
-      sbuf.resize(static_cast<std::size_t>(stotal));
-      rbuf.resize(static_cast<std::size_t>(rtotal));
-      for (std::size_t r = 0; r < K; ++r)
-        if (sc[r]) std::memcpy(sbuf.data() + sd[r], send[r].data() + at, static_cast<std::size_t>(sc[r]));
-      check(MPI_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_BYTE, rbuf.data(), rc.data(), rd.data(), MPI_BYTE,
-                          MPI_Comm(comm_)),
-            "MPI_Alltoallv");
-      for (std::size_t r = 0; r < K; ++r)
-        if (rc[r]) std::memcpy(recv[r].data() + at, rbuf.data() + rd[r], static_cast<std::size_t>(rc[r]));
-    }
+    for (std::size_t r = 0; r < K; ++r)
+      for (std::uint64_t at = 0, piece = 0; at < scount[r]; at += kMessageBytes, ++piece) {
+        reqs.emplace_back();
+        check(MPI_Isend(send[r].data() + at, static_cast<int>(std::min(kMessageBytes, scount[r] - at)), MPI_BYTE,
+                        static_cast<int>(r), tag(piece), MPI_Comm(comm_), &reqs.back()),
+              "MPI_Isend");
+      }
+    check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     enter(nullptr);
     stats_.seconds_exchanging += since(t);
   }
@@ -217,6 +217,7 @@ class Wire {
   void count_wait(double seconds) { stats_.seconds_exchanging += seconds; }
 
  private:
+  static int tag(std::uint64_t piece) { return 1 + static_cast<int>(piece % 3000); }
   static void check(int rc, const char* what) {
     if (rc != MPI_SUCCESS) throw std::runtime_error(std::string(what) + " failed");
   }

@@ -1202,8 +1202,8 @@ class ClassSolver {
 
   // After sweep 0 (or a resumed class's find_ghosts): each rank's ghosts in this
   // rank's slice (serve_) from the sets the others found. Returns the bytes the ghosts
-  // hold from then on: the sets both ways, the ghosts' codes, and the codes sent and
-  // received each sweep (twice: the transport packs a copy).
+  // hold from then on: the sets both ways, and the codes received and sent each sweep
+  // (refresh_ghosts; one-byte codes once each, wider ones twice: packed copies).
   template <class C>
   std::uint64_t send_ghosts() {
     const auto K = static_cast<std::size_t>(ranks_);
@@ -1215,6 +1215,7 @@ class ClassSolver {
     std::vector<GhostSet::Builder>().swap(ghost_build_);
     tr_.exchange(ask, in, sizeof(Offset), "all_to_all (ghost lists)");
     std::uint64_t held = 0;
+    const std::uint64_t copies = sizeof(C) == 1 ? 1 : 2;  // wider codes: packed and unpacked copies
     for (std::size_t r = 0; r < K; ++r) {
       if (r == static_cast<std::size_t>(me_)) continue;
       try {
@@ -1223,8 +1224,7 @@ class ClassSolver {
         fail(e.what());  // every rank stops at the end of the sweep
       }
       std::vector<Offset>().swap(in[r]);
-      ghost_codes_[r].resize(static_cast<std::size_t>(ghosts_[r].count() * sizeof(C)));
-      held += ghosts_[r].bytes() + serve_[r].bytes() + 2 * (ghosts_[r].count() + serve_[r].count()) * sizeof(C);
+      held += ghosts_[r].bytes() + serve_[r].bytes() + copies * (ghosts_[r].count() + serve_[r].count()) * sizeof(C);
     }
     return held;
   }
@@ -1240,15 +1240,24 @@ class ClassSolver {
       out[r].reserve(static_cast<std::size_t>(serve_[r].count()));
       serve_[r].for_each([&](Offset u) { out[r].push_back(codes[u]); });
     }
+    // The codes of the sweep before are all replaced: let go of them before the new
+    // ones arrive (one-byte codes are then moved in, not copied).
+    for (auto& g : ghost_codes_) std::vector<std::uint8_t>().swap(g);
     tr_.exchange(out, in, sizeof(C), "all_to_all (ghost codes)");
     for (std::size_t r = 0; r < K; ++r) {
       if (r == static_cast<std::size_t>(me_)) continue;
-      if (in[r].size() * sizeof(C) != ghost_codes_[r].size()) {
+      if (in[r].size() != ghosts_[r].count()) {
         fail("rank " + std::to_string(r) + " sent " + std::to_string(in[r].size()) + " ghost codes, not " +
-             std::to_string(ghost_codes_[r].size() / sizeof(C)));
-        continue;
+             std::to_string(ghosts_[r].count()));
+        in[r].resize(static_cast<std::size_t>(ghosts_[r].count()));  // read until every rank stops
       }
-      if (!in[r].empty()) std::memcpy(ghost_codes_[r].data(), in[r].data(), in[r].size() * sizeof(C));
+      if constexpr (std::is_same_v<C, std::uint8_t>) {
+        ghost_codes_[r].swap(in[r]);
+      } else {
+        ghost_codes_[r].resize(in[r].size() * sizeof(C));
+        if (!in[r].empty()) std::memcpy(ghost_codes_[r].data(), in[r].data(), in[r].size() * sizeof(C));
+        std::vector<C>().swap(in[r]);
+      }
     }
   }
 
