@@ -180,20 +180,18 @@ class Wire {
     // at most kMessageBytes with tags 1, 2, ... (MPI keeps the order of messages
     // between two ranks with the same tag; the tags stay below write_class.cpp's).
     std::vector<MPI_Request> reqs;
-    for (std::size_t r = 0; r < K; ++r)
-      for (std::uint64_t at = 0, piece = 0; at < rcount[r]; at += kMessageBytes, ++piece) {
-        reqs.emplace_back();
-        check(MPI_Irecv(recv[r].data() + at, static_cast<int>(std::min(kMessageBytes, rcount[r] - at)), MPI_BYTE,
-                        static_cast<int>(r), tag(piece), MPI_Comm(comm_), &reqs.back()),
-              "MPI_Irecv");
-      }
-    for (std::size_t r = 0; r < K; ++r)
-      for (std::uint64_t at = 0, piece = 0; at < scount[r]; at += kMessageBytes, ++piece) {
-        reqs.emplace_back();
-        check(MPI_Isend(send[r].data() + at, static_cast<int>(std::min(kMessageBytes, scount[r] - at)), MPI_BYTE,
-                        static_cast<int>(r), tag(piece), MPI_Comm(comm_), &reqs.back()),
-              "MPI_Isend");
-      }
+    auto post = [&](auto call, std::vector<std::vector<std::uint8_t>>& bytes, const std::vector<std::uint64_t>& count,
+                    const char* what) {
+      for (std::size_t r = 0; r < K; ++r)
+        for (std::uint64_t at = 0, piece = 0; at < count[r]; at += kMessageBytes, ++piece) {
+          reqs.emplace_back();
+          check(call(bytes[r].data() + at, static_cast<int>(std::min(kMessageBytes, count[r] - at)), MPI_BYTE,
+                     static_cast<int>(r), tag(piece), MPI_Comm(comm_), &reqs.back()),
+                what);
+        }
+    };
+    post(MPI_Irecv, recv, rcount, "MPI_Irecv");
+    post(MPI_Isend, send, scount, "MPI_Isend");
     check(MPI_Waitall(static_cast<int>(reqs.size()), reqs.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
     enter(nullptr);
     stats_.seconds_exchanging += since(t);
