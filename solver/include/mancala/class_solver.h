@@ -1028,7 +1028,8 @@ class ClassSolver {
     };
     if (K > 1)
       for (std::size_t o = 0; o < K; ++o) {
-        ghost_build_.emplace_back(o == static_cast<std::size_t>(me_) ? 0 : chunk(n_, ranks_, o).second - chunk(n_, ranks_, o).first);
+        const auto [first, end] = chunk(n_, ranks_, o);
+        ghost_build_.emplace_back(o == static_cast<std::size_t>(me_) ? 0 : end - first);
         ghost_charge += ghost_build_.back().bytes();
       }
     charge(ghost_charge);

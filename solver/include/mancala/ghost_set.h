@@ -117,23 +117,25 @@ class GhostSet {
     return out;
   }
   static GhostSet from_wire(const std::vector<Offset>& in, std::uint64_t size) {
-    if (in.empty()) return GhostSet(size, std::vector<std::uint64_t>(words(size), 0));
-    std::vector<std::uint64_t> bits(words(size), 0);
-    if (in[0] == 0) {
-      for (std::size_t i = 1; i < in.size(); ++i) {
+    if (in.empty() || in[0] == 0) {  // a list: kept as it came (its sender chose it by the same rule)
+      GhostSet g;
+      g.size_ = size;
+      for (std::size_t i = 1; i < in.size(); ++i)
         if (in[i] >= size || (i > 1 && in[i] <= in[i - 1]))
           throw std::runtime_error("a ghost list from another rank is out of its slice or out of order");
-        bits[in[i] / 64] |= std::uint64_t{1} << (in[i] % 64);
-      }
-    } else if (in[0] == 1 && in.size() == 2 * bits.size() + 1) {
-      for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = in[2 * i + 1] | (std::uint64_t{in[2 * i + 2]} << 32);
-      if (size % 64 && !bits.empty() && (bits.back() >> (size % 64)))
-        throw std::runtime_error("a ghost bitmap from another rank reaches past its slice");
-    } else {
-      throw std::runtime_error("a ghost set from another rank has an unknown form or length");
+      if (!in.empty()) g.list_.assign(in.begin() + 1, in.end());
+      g.count_ = g.list_.size();
+      return g;
     }
+    std::vector<std::uint64_t> bits(words(size), 0);
+    if (in[0] != 1 || in.size() != 2 * bits.size() + 1)
+      throw std::runtime_error("a ghost set from another rank has an unknown form or length");
+    for (std::size_t i = 0; i < bits.size(); ++i) bits[i] = in[2 * i + 1] | (std::uint64_t{in[2 * i + 2]} << 32);
+    if (size % 64 && !bits.empty() && (bits.back() >> (size % 64)))
+      throw std::runtime_error("a ghost bitmap from another rank reaches past its slice");
     return GhostSet(size, std::move(bits));
   }
+
 
   static std::uint64_t words(std::uint64_t size) { return (size + 63) / 64; }
   static std::uint64_t bitmap_bytes(std::uint64_t size) { return words(size) * (sizeof(std::uint64_t) + sizeof(std::uint32_t)); }
