@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <bit>
 #include <limits>
 #include <mutex>
+#include <span>
 
 #include "mancala/rules.h"
 #include "mancala/solver_support.h"
@@ -39,6 +41,60 @@ constexpr std::uint8_t kClaimed = 0xFE;   // behind_ of a position of the side a
 constexpr std::uint16_t kSettled = 0x8000, kAheadEntry = 0x4000, kEntryOffset = 0x0FFF;
 static_assert(KeptChildren::kPiece - 1 == kEntryOffset, "an entry's offset fits below its marks");
 constexpr std::uint32_t kNoChild = ~std::uint32_t{0};
+
+// The positions decided at one level: a list of their ranks while it holds at most
+// n / 32 of the n positions of the class, else a bit set over the class (n / 8 bytes,
+// what such a list takes). Two levels are alive at a time (the one told, the next), so
+// the levels take at most n / 4 bytes where lists alone took up to 8 n (the first
+// levels of Kotu-baendum hold a third of a class; with the lists' doubling, 28 MB of
+// a 5.4 M-position class, a fifth of the pass). The order of a level's positions does
+// not matter: each level is exact. Example: n = 2^20, cap 32,768 ranks; a level of
+// 40,000 positions is a list until its 32,769th, then 16,384 words of bits.
+class LevelSet {
+ public:
+  explicit LevelSet(std::uint64_t n = 0) : n_(n), cap_(std::max<std::uint64_t>(n / 32, 4096)) {}
+  // Adds positions not in the set (the caller serialises adds).
+  void add(std::span<const std::uint32_t> us) {
+    count_ += us.size();
+    if (bits_.empty() && list_.size() + us.size() <= cap_) {
+      list_.insert(list_.end(), us.begin(), us.end());
+      return;
+    }
+    if (bits_.empty()) {  // to bits: the list's ranks set, its memory given back
+      bits_.assign(static_cast<std::size_t>((n_ + 63) / 64), 0);
+      for (const std::uint32_t u : list_) set(u);
+      std::vector<std::uint32_t>().swap(list_);
+    }
+    for (const std::uint32_t u : us) set(u);
+  }
+  std::uint64_t size() const { return count_; }
+  bool empty() const { return count_ == 0; }
+  // Empties the set: a list keeps its memory (at most the cap), bits give theirs back.
+  void clear() {
+    list_.clear();
+    std::vector<std::uint64_t>().swap(bits_);
+    count_ = 0;
+  }
+  // The set's parts, to share among threads: a list's entries or the words of bits.
+  std::size_t parts() const { return bits_.empty() ? list_.size() : bits_.size(); }
+  // f(u) for each position u of parts [from, to).
+  template <class F>
+  void each(std::size_t from, std::size_t to, F&& f) const {
+    if (bits_.empty()) {
+      for (std::size_t k = from; k < to; ++k) f(list_[k]);
+      return;
+    }
+    for (std::size_t w = from; w < to; ++w)
+      for (std::uint64_t b = bits_[w]; b; b &= b - 1) f(static_cast<std::uint32_t>(64 * w + static_cast<std::size_t>(std::countr_zero(b))));
+  }
+
+ private:
+  void set(std::uint32_t u) { bits_[u / 64] |= std::uint64_t{1} << (u % 64); }
+  std::uint64_t n_, cap_;
+  std::uint64_t count_ = 0;
+  std::vector<std::uint32_t> list_;
+  std::vector<std::uint64_t> bits_;
+};
 
 template <class Rules>
 class DistanceSolver {
@@ -166,6 +222,17 @@ class DistanceSolver {
         batch.reserve(kBatch);
         const std::uint8_t* vals = values_.bytes().data();
         const auto width = static_cast<std::size_t>(values_.width());
+        // The positions decided at 0 (games over) and 1 go to the shared levels a
+        // block at a time, so that no task holds a long list of them.
+        constexpr std::size_t kShare = std::size_t{1} << 16;
+        auto share = [&](bool all) {
+          if (!all && ones.size() < kShare && over.size() < kShare) return;
+          std::lock_guard lock(mu_);
+          ones_.add(ones);
+          frontier_.add(over);
+          ones.clear();
+          over.clear();
+        };
         auto flush = [&] {
           for (const Pending& b : batch) {
             if (halted()) break;
@@ -206,6 +273,7 @@ class DistanceSolver {
           }
           batch.clear();
           ranks.clear();
+          share(false);
         };
         // Position u's in-class children (ranks from `from` on) join the batch.
         auto pend = [&](std::uint32_t u, std::uint32_t from, Value v, Value exit, std::uint32_t* listed = nullptr,
@@ -310,11 +378,10 @@ class DistanceSolver {
         }
         flush();
         if (spill_) spill_edges();
+        share(true);
         std::lock_guard lock(mu_);
         edge_count_ += edges.size() + listed_edges + spilled_edges;
         if (!edges.empty()) chunks_.push_back(std::move(edges));
-        ones_.insert(ones_.end(), ones.begin(), ones.end());
-        frontier_.insert(frontier_.end(), over.begin(), over.end());
       });
     });
   }
@@ -363,7 +430,7 @@ class DistanceSolver {
         });
     });
     chunks_.clear();
-    std::vector<std::uint32_t> next;
+    LevelSet next(n_);
     for (std::uint32_t k = 0; !frontier_.empty() || k == 0; ++k) {
       if (k + 1 > kMaxDistance) {
         fail(Error{Error::Internal, "class " + to_string(index_.key(), rules_.pits()) + ": a distance beyond " +
@@ -372,13 +439,19 @@ class DistanceSolver {
       }
       if (halted()) return;
       next.clear();
-      if (k == 0) next.swap(ones_);
+      if (k == 0) std::swap(next, ones_);
       const auto d = static_cast<std::uint16_t>(k + 1);
-      // Tells the parents of frontier_[r]; what it decides goes to `next`.
+      // Tells the parents of the positions of frontier_'s parts r; what it decides goes
+      // to `next` (a block at a time).
       auto tell = [&](const tbb::blocked_range<std::size_t>& r) {
         std::vector<std::uint32_t> found;
-        for (std::size_t f = r.begin(); f < r.end(); ++f) {
-          const std::uint32_t c = frontier_[f];
+        auto hand_over = [&] {
+          std::lock_guard lock(mu_);
+          next.add(found);
+          found.clear();
+        };
+        frontier_.each(r.begin(), r.end(), [&](std::uint32_t c) {
+          if (found.size() >= (std::size_t{1} << 16)) hand_over();
           for (std::uint32_t e = first_[c]; e < first_[c + 1]; ++e) {
             const std::uint32_t q = parents_[e] & ~kAhead;
             if (parents_[e] & kAhead) {  // claimed by the first child told (behind_ of the side ahead: 0, then kClaimed)
@@ -392,18 +465,17 @@ class DistanceSolver {
               found.push_back(q);
             }
           }
-        }
-        std::lock_guard lock(mu_);
-        next.insert(next.end(), found.begin(), found.end());
+        });
+        hand_over();
       };
       // A small level on this thread: the long tail of a class has many levels of a few
       // positions, and waking the other threads for each is not worth it.
       constexpr std::size_t kGrain = 1024;
       if (frontier_.size() <= 4 * kGrain)
-        tell(tbb::blocked_range<std::size_t>(0, frontier_.size()));
+        tell(tbb::blocked_range<std::size_t>(0, frontier_.parts()));
       else
-        arena_.execute([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier_.size(), kGrain), tell); });
-      frontier_.swap(next);
+        arena_.execute([&] { tbb::parallel_for(tbb::blocked_range<std::size_t>(0, frontier_.parts(), kGrain), tell); });
+      std::swap(frontier_, next);
     }
   }
 
@@ -442,8 +514,8 @@ class DistanceSolver {
   std::size_t edge_count_ = 0;
   std::vector<std::uint32_t>& parents_;  // the edges' parents by child (CSR)
   std::vector<std::uint32_t>& first_;  // 4 bytes a position: fewer than 2^32 edges (checked)
-  std::vector<std::uint32_t> frontier_;  // the positions decided at the current level (first: 0, the games over)
-  std::vector<std::uint32_t> ones_;      // decided at 1 by the first pass
+  LevelSet frontier_{n_};  // the positions decided at the current level (first: 0, the games over)
+  LevelSet ones_{n_};      // decided at 1 by the first pass
 };
 
 }  // namespace

@@ -45,7 +45,10 @@
 //
 // Memory: 3 bytes a position (the distances, written in the result's layout, and the
 // side behind's counts), 4 for the edge offsets, 12 an edge while the edges are put
-// in order (4 after): distance_bytes() below. With SolveOptions::spill_dir the edges
+// in order (4 after): distance_bytes() below. The levels (the positions decided at 0
+// and 1 by the first pass, then the level told and the next) are lists while short,
+// bit sets past n / 32 positions: at most n / 4 bytes together (distances.cpp,
+// LevelSet). With SolveOptions::spill_dir the edges
 // of the positions that play their moves go to an unlinked file as they are found
 // (512 KiB buffers) and are read back to be put in order: 4 bytes an edge in memory.
 // Kotu-baendum's classes of 13 seeds (10.4 M positions, 9.8-14.2 M edges): 216 MB of
