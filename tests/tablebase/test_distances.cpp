@@ -363,5 +363,37 @@ TEST(Distances, ContentIsChecked) {
   EXPECT_FALSE(TableFile::open(mtb, *v, key, TableContent::Distances));
 }
 
+// The give-back of fit_distance_pass in a whole generation (generate_classes): the
+// value solves keep every in-class child (rank_cache_bytes unbounded, through the
+// loop's solve hook, as a generous budget would), and the budget then leaves the
+// distance passes of the large classes too little room even with their edges on
+// disk, so listed pieces go back to playing their moves. The files are those of a
+// generation without a budget.
+TEST(Distances, GenerateGivesBackListedPiecesThatDoNotFit) {
+  TempDir free, tight;
+  const Game g{"kotu-baendum", 7, 0};
+  const VariantPtr v = generate_into(g, free.path, 1);
+  GenerateOptions opt;
+  opt.max_seeds = g.max_seeds;
+  opt.out = tight.path;
+  opt.threads = 1;
+  opt.distances = true;
+  opt.memory_bytes = std::uint64_t{2} << 20;
+  ClassLoopHooks hooks;
+  hooks.solve = [&](int, const ClassIndex& index, const SolvedClasses& solved, const SolveOptions& so, SolveStats& stats) {
+    SolveOptions all = so;
+    all.rank_cache_bytes = std::numeric_limits<std::uint64_t>::max();
+    all.exits_read = nullptr;
+    all.spill_dir.clear();
+    return solve_class(*v, index, solved, all, &stats);
+  };
+  SolvedClasses solved;
+  auto r = generate_classes(*v, v->solving_order(g.max_seeds), opt, solved, nullptr, hooks);
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_GT(r->unlisted_pieces, 0u);
+  EXPECT_GT(expect_same_files(free.path, tight.path, ".mtz"), 0);
+  EXPECT_GT(expect_same_files(free.path, tight.path, ".mtb"), 0);
+}
+
 }  // namespace
 }  // namespace mancala::test
