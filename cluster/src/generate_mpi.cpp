@@ -84,18 +84,6 @@ std::uint64_t rest_for(std::uint64_t bytes) {
   return bytes + (std::uint64_t{24} << 20);
 }
 
-// This process's resident bytes (VmRSS of /proc/self/status; 0 where there is none).
-std::uint64_t resident_now() {
-  std::FILE* f = std::fopen("/proc/self/status", "r");
-  if (!f) return 0;
-  char line[256];
-  unsigned long long kb = 0;
-  while (std::fgets(line, sizeof line, f))
-    if (std::sscanf(line, "VmRSS: %llu kB", &kb) == 1) break;
-  std::fclose(f);
-  return static_cast<std::uint64_t>(kb) << 10;
-}
-
 // A rank's share of a class's working arrays (an estimate per method, lower_store.h).
 std::uint64_t slice_bytes(const Variant& v, const ClassKey& key, Index n, SolveOptions::Method m, std::uint64_t K) {
   return ceil_div(solver_bytes(v, key, n, m), K);
@@ -203,7 +191,7 @@ Result<ClusterPlan> plan_distributed(const mpi::communicator& comm, const Varian
   }
   // The process as it stands once MPI has started (its libraries' pages, MPI's
   // buffers: about 16 MiB), the largest rank's, so that every rank counts alike.
-  const std::uint64_t resident = resident_now();
+  const std::uint64_t resident = resident_bytes();
   wait("all_reduce (resident size)");
   if (MPI_Allreduce(&resident, &plan.resident_bytes, 1, MPI_UINT64_T, MPI_MAX, MPI_Comm(comm)) != MPI_SUCCESS)
     throw std::runtime_error("MPI_Allreduce failed");

@@ -5,6 +5,7 @@
 #include "mancala/temp_file.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <span>
 
 namespace mancala {
@@ -191,7 +192,24 @@ std::uint64_t fit_distance_pass(KeptChildren* kept, Index positions, std::uint64
 }
 
 LowerStore::LowerStore(const Variant& v, std::uint64_t budget_bytes, fs::path spill_dir)
-    : v_(v), budget_(budget_bytes), spill_dir_(std::move(spill_dir)), cache_(std::make_shared<PageCache>(kMinCache)) {}
+    : v_(v), budget_(budget_bytes), given_(budget_bytes), spill_dir_(std::move(spill_dir)),
+      cache_(std::make_shared<PageCache>(kMinCache)) {}
+
+std::uint64_t resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  unsigned long long kb = 0;
+  while (std::fgets(line, sizeof line, f))
+    if (std::sscanf(line, "VmRSS: %llu kB", &kb) == 1) break;
+  std::fclose(f);
+  return static_cast<std::uint64_t>(kb) << 10;
+}
+
+void LowerStore::measure(std::function<std::uint64_t()> resident, std::uint64_t allowance) {
+  resident_ = std::move(resident);
+  allowance_ = allowance;
+}
 
 void LowerStore::add(SolvedClasses& solved, std::shared_ptr<const ClassValues> cls) {
   Class c;
@@ -248,6 +266,11 @@ Result<void> LowerStore::bring_back(SolvedClasses& solved, Class& c) {
 
 Result<void> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving, bool reads_lower) {
   if (budget_ == 0) return {};
+  if (resident_) {  // what the budget does not count, measured (measure())
+    const std::uint64_t rss = resident_(), counted = whole_bytes() + cache_->stats().bytes;
+    const std::uint64_t other = rss > counted ? rss - counted : 0, over = other > allowance_ ? other - allowance_ : 0;
+    budget_ = std::max(given_ > over ? given_ - over : 0, given_ / 2);
+  }
   solving_ = solving;
   // What the lower classes may take: the budget less the class being solved. The
   // newest classes are whole while they fit with the smallest cache beside them;

@@ -572,6 +572,35 @@ TEST(Generate, PageCacheReusesOnlyPagesNobodyHolds) {
   EXPECT_EQ(bad.error().message, "disk gone");
 }
 
+// LowerStore::measure: each fit takes what the process holds beyond the whole classes
+// and the page cache, less the allowance held back for it, off the budget (down to
+// half of it at most). Budget 100 MiB, allowance 10 MiB, a fake resident size.
+TEST(Generate, MeasuredMemoryShrinksTheBudget) {
+  TempDir spill;
+  const VariantPtr v = variant("oware");
+  constexpr std::uint64_t kMiB = std::uint64_t{1} << 20;
+  LowerStore store(*v, 100 * kMiB, spill.path);
+  std::uint64_t rss = 0;
+  store.measure([&] { return rss; }, 10 * kMiB);
+  SolvedClasses solved;
+  for (const auto& [resident, budget] : {std::pair{5 * kMiB, 100 * kMiB}, std::pair{30 * kMiB, 80 * kMiB},
+                                         std::pair{200 * kMiB, 50 * kMiB}, std::pair{10 * kMiB, 100 * kMiB}}) {
+    rss = resident;
+    ASSERT_TRUE(store.fit(solved, kMiB));
+    EXPECT_EQ(store.budget(), budget) << "resident " << resident / kMiB << " MiB";
+  }
+  // Whole classes count: their bytes are not taken off again.
+  for (const ClassKey& k : v->solving_order(6)) {
+    auto cls = solve_class(*v, k, solved, SolveOptions{});
+    ASSERT_TRUE(cls) << cls.error().message;
+    store.add(solved, *cls);
+  }
+  ASSERT_GT(store.whole_bytes(), 0u);
+  rss = 30 * kMiB + store.whole_bytes();
+  ASSERT_TRUE(store.fit(solved, kMiB));
+  EXPECT_EQ(store.budget(), 80 * kMiB);
+}
+
 // Under a budget the lower classes leave memory after a class's first sweep (for the
 // kept ranks of its later sweeps) and come back from their spill files for the next
 // class: the same files as with no bound.

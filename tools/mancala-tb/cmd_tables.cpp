@@ -544,7 +544,8 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
     c->add_option("--level", g->level, "zstd level of the position lists of reachable-set tables, 1..19 (default 9)")->check(in_range(1, 19));
     c->add_option("--memory-mb", g->memory_mb,
                   "memory of the run, in MiB (default 1024; 0: no bound): the class being solved and the "
-                  "solved classes, an eighth (at most 24 MiB) held back for the rest; the newest lower classes stay in memory while they fit, older ones are spilled to "
+                  "solved classes, an eighth (at most 24 MiB) held back for the rest (from 64 MiB on, what the process holds beyond "
+                  "that, measured before each class, comes off the rest); the newest lower classes stay in memory while they fit, older ones are spilled to "
                   "an unlinked file in DIR and read back through a page cache (slower); a large class solved by sweeps "
                   "frees them after its first sweep, which reads them all, for the later sweeps' kept moves; with --distances, "
                   "the distance pass that follows the sweeps, which reads none of them, sends them out for its arrays when it must, "
