@@ -18,6 +18,7 @@
 #include <system_error>
 
 #include "mancala/cluster.h"
+#include "mancala/lower_store.h"
 #include "mancala/reachable.h"
 #include "mancala/table_writer.h"
 #include "mancala/solver_support.h"

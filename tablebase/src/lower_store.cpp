@@ -269,7 +269,7 @@ Result<void> LowerStore::fit(SolvedClasses& solved, std::uint64_t solving, bool 
   if (resident_) {  // what the budget does not count, measured (measure())
     const std::uint64_t rss = resident_(), counted = whole_bytes() + cache_->stats().bytes;
     const std::uint64_t other = rss > counted ? rss - counted : 0, over = other > allowance_ ? other - allowance_ : 0;
-    budget_ = std::max(given_ > over ? given_ - over : 0, given_ / 2);
+    budget_ = std::max({given_ > over ? given_ - over : 0, given_ / 2, std::uint64_t{1}});  // 0 would mean no bound
   }
   solving_ = solving;
   // What the lower classes may take: the budget less the class being solved. The

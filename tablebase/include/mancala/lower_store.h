@@ -159,9 +159,9 @@ class LowerStore {
   // classes and the page cache's pages (the program, index tables, thread stacks, the
   // allocator's free memory). When that is more than `allowance` (what the caller held
   // back for it), the budget of that fit and what follows it is the budget given less
-  // the excess, down to half of it at most. Kotu-baendum up to 16 at 1 GiB held about
-  // 60 MiB so against 24 MiB held back, and went 32 MiB over (results/probe.md,
-  // session 24).
+  // the excess, down to half of it at most. (Kotu-baendum up to 16 at 1 GiB: the
+  // process held about 60 MiB that the budget does not count against the 24 MiB held
+  // back, and went 32 MiB over; results/probe.md, session 24.)
   void measure(std::function<std::uint64_t()> resident, std::uint64_t allowance);
 
   std::uint64_t budget() const { return budget_; }
