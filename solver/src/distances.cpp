@@ -375,6 +375,7 @@ class DistanceSolver {
             listed(from, to, *list);
           else
             play(from, to);
+          share(false);  // a piece whose positions need no move adds to them without a flush
         }
         flush();
         if (spill_) spill_edges();
