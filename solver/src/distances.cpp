@@ -223,7 +223,8 @@ class DistanceSolver {
         const std::uint8_t* vals = values_.bytes().data();
         const auto width = static_cast<std::size_t>(values_.width());
         // The positions decided at 0 (games over) and 1 go to the shared levels a
-        // block at a time, so that no task holds a long list of them.
+        // block at a time (checked after each piece: at most kShare + kPiece wait), so
+        // that no task holds a long list of them.
         constexpr std::size_t kShare = std::size_t{1} << 16;
         auto share = [&](bool all) {
           if (!all && ones.size() < kShare && over.size() < kShare) return;
@@ -273,7 +274,6 @@ class DistanceSolver {
           }
           batch.clear();
           ranks.clear();
-          share(false);
         };
         // Position u's in-class children (ranks from `from` on) join the batch.
         auto pend = [&](std::uint32_t u, std::uint32_t from, Value v, Value exit, std::uint32_t* listed = nullptr,
@@ -375,7 +375,7 @@ class DistanceSolver {
             listed(from, to, *list);
           else
             play(from, to);
-          share(false);  // a piece whose positions need no move adds to them without a flush
+          share(false);
         }
         flush();
         if (spill_) spill_edges();

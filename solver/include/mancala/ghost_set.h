@@ -136,7 +136,6 @@ class GhostSet {
     return GhostSet(size, std::move(bits));
   }
 
-
   static std::uint64_t words(std::uint64_t size) { return (size + 63) / 64; }
   static std::uint64_t bitmap_bytes(std::uint64_t size) { return words(size) * (sizeof(std::uint64_t) + sizeof(std::uint32_t)); }
 
