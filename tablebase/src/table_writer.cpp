@@ -551,46 +551,49 @@ SymbolCounts TableCoder::count(const ValueRange& r) const {
                  ? d.span(s.k, run_lengths(s.k, s.runs, unit), std::min(kDenseSpan, std::max<std::uint64_t>(4096, 4 * r.count)))
                  : 0;
     };
-    // The counts by the numbers of `d`; false (nothing added) at a unit holding a value
-    // that `d` does not number.
+    // The counts of the units p0 that `take(p0)` says by their symbols' keys (parse_unit,
+    // TupleMap): a symbol repeated is added once.
+    auto key_counts = [&](auto&& take) {
+      std::uint64_t last = 0, repeats = 0;  // the symbol counted last, not yet added
+      for (std::uint64_t p0 = r.first; p0 < r.first + r.count && !part.over; p0 += unit) {
+        if (!take(p0)) continue;
+        parse_unit(e, s.k, s.runs, p0, std::min<std::uint64_t>(p0 + unit, positions_), unit, [&](std::uint64_t key) {
+          if (repeats > 0 && key == last) {
+            ++repeats;
+            return;
+          }
+          if (repeats > 0) add_to(part, last, repeats);
+          last = key;
+          repeats = 1;
+        });
+      }
+      if (repeats > 0) add_to(part, last, repeats);
+    };
+    // The counts by the numbers of `d`; a unit holding a value that `d` does not number
+    // is counted by its keys instead (the same counts: a symbol's key is what d.key()
+    // gives its number).
     auto dense_counts = [&](const DenseValues& d, std::uint64_t span) {
       std::vector<std::uint32_t> counts(static_cast<std::size_t>(span));
+      std::vector<std::uint64_t> missed;  // the units with such a value
       for (std::uint64_t p0 = r.first; p0 < r.first + r.count; p0 += unit) {
         if (!counted(p0)) continue;
         if (!parse_dense_unit(e, d, s.k, s.runs, p0, std::min<std::uint64_t>(p0 + unit, positions_), unit,
                               [&](std::uint64_t n) { ++counts[static_cast<std::size_t>(n)]; }))
-          return false;
+          missed.push_back(p0);
       }
       for (std::size_t n = 0; n < counts.size() && !part.over; ++n)
         if (counts[n] > 0) add_to(part, d.key(n, s.k, width_), counts[n]);
-      return true;
+      std::size_t next = 0;
+      key_counts([&](std::uint64_t p0) { return next < missed.size() && missed[next] == p0 && ++next; });
     };
     // The exact round of a sampled table numbers the values its sample saw (a pass over
-    // the table fewer); a unit holding another value makes it find them all, and count
-    // again.
-    bool done = false;
-    if (!code_->sample && code_->seen)
-      if (const std::uint64_t span = span_of(*code_->seen); span > 0) done = dense_counts(*code_->seen, span);
-    if (!done) {
+    // the table fewer); a unit holding another value is counted by its keys.
+    if (const std::uint64_t span = !code_->sample && code_->seen ? span_of(*code_->seen) : 0; span > 0) {
+      dense_counts(*code_->seen, span);
+    } else {
       const DenseValues dense(e, unit, counted);
-      if (const std::uint64_t span = span_of(dense); span > 0) {
-        (void)dense_counts(dense, span);  // every value numbered
-      } else {
-        std::uint64_t last = 0, repeats = 0;  // the symbol counted last, not yet added
-        for (std::uint64_t p0 = r.first; p0 < r.first + r.count && !part.over; p0 += unit) {
-          if (!counted(p0)) continue;
-          parse_unit(e, s.k, s.runs, p0, std::min<std::uint64_t>(p0 + unit, positions_), unit, [&](std::uint64_t key) {
-            if (repeats > 0 && key == last) {
-              ++repeats;
-              return;
-            }
-            if (repeats > 0) add_to(part, last, repeats);
-            last = key;
-            repeats = 1;
-          });
-        }
-        if (repeats > 0) add_to(part, last, repeats);
-      }
+      if (const std::uint64_t all = span_of(dense); all > 0) dense_counts(dense, all);  // every value numbered
+      else key_counts(counted);
     }
     out.parts_->parts.push_back(std::move(part));
   }

@@ -435,7 +435,8 @@ class ClassSolver {
           std::vector<Move> vmoves;
           for (std::size_t p; (p = next.fetch_add(1)) < pairs_.size() && !stopped();)
             for (std::size_t k = pairs_[p].first; k < pairs_[p].end; ++k) {
-              compact_tile(tiles_[k], frames, vmoves, ctx);
+              if (pits_ == 12) compact_tile<6>(tiles_[k], frames, vmoves, ctx);
+              else compact_tile<0>(tiles_[k], frames, vmoves, ctx);
               report(tiles_[k].positions, 0, 0);
             }
         });
@@ -610,18 +611,29 @@ class ClassSolver {
   // the look-ups do not wait for each other (pit by pit, each one waited for the last).
   // Example (the worked one above): head(0,1) with s = 3: w = bytes (0, 1), prefix
   // bytes (0, 0, 1, ..): s_0 = 3 - 0, s_1 = 3 - 0: E(0, 3) + E(1, 3) = 10.
-  Index digits(std::uint64_t w, int from, int count, int s) const {
+  // M: the pits a side (count = M), or 0 for count = side_pits<0>() found at run time:
+  // the kernel is compiled for M = 6 (Kalah(6)) apart, its loops then of a fixed length
+  // (picked once, in acyclic()).
+  template <int M>
+  Index digits(std::uint64_t w, int from, int s) const {
+    const int count = side_pits<M>();
     const std::uint64_t before = (w * 0x0101010101010101ULL) << 8;
     const Index* e = steps_ + static_cast<std::size_t>(from) * stride_;
     Index r = 0;
     for (int k = 0; k < count; ++k, e += stride_) r += e[s - static_cast<int>((before >> (8 * k)) & 0xFF)];
     return r;
   }
+  template <int M>
+  int side_pits() const {
+    if constexpr (M > 0) return M;
+    else return pits_ / 2;
+  }
   static int seeds_of(std::uint64_t w) { return static_cast<int>((w * 0x0101010101010101ULL) >> 56); }
   static int pit_of(std::uint64_t w, int k) { return static_cast<int>((w >> (8 * k)) & 0xFF); }
   // The moves of side x as the mover's (n seeds on the board), one per non-empty pit.
+  template <int M>
   int side_moves(std::uint64_t x, Move* out) const {
-    const int m = pits_ / 2, n = index_.key().seeds;
+    const int m = side_pits<M>(), n = index_.key().seeds;
     int count = 0;
     for (int i = 0; i < m; ++i) {
       if (pit_of(x, i) == 0) continue;
@@ -633,14 +645,15 @@ class ClassSolver {
       d.last = static_cast<std::int8_t>(s.last);
       d.again = s.again;
       const int seeds = seeds_of(s.own);
-      d.tail_own = digits(s.own, m, m, seeds);
-      d.tail_cap = s.last >= 0 ? digits(s.own & ~(std::uint64_t{0xFF} << (8 * s.last)), m, m, seeds - 1) : 0;
-      d.head_again = s.again ? digits(s.own, 0, m, n - s.store) : 0;
+      d.tail_own = digits<M>(s.own, m, seeds);
+      d.tail_cap = s.last >= 0 ? digits<M>(s.own & ~(std::uint64_t{0xFF} << (8 * s.last)), m, seeds - 1) : 0;
+      d.head_again = s.again ? digits<M>(s.own, 0, n - s.store) : 0;
     }
     return count;
   }
   // Finds the slots of the children of (mover x, other y) and prefetches them: `own`
   // is tail(y), `prefix` head(y) from n (the in-class children's head), `moves` x's.
+  template <int M>
   void expand(std::uint64_t x, std::uint64_t y, Index own, Index prefix, const Move* moves, int count,
               Sown& f) const {
     f.mover = x;
@@ -648,7 +661,7 @@ class ClassSolver {
     f.moves = moves;
     f.count = 0;
     if (x == 0 || y == 0) return;  // the game is over
-    const int m = pits_ / 2, n = index_.key().seeds;
+    const int m = side_pits<M>(), n = index_.key().seeds;
     for (int k = 0; k < count; ++k) {
       const Move& d = moves[k];
       std::uint64_t y1 = y + d.other;  // no byte overflows (fewer than 256 seeds)
@@ -656,7 +669,7 @@ class ClassSolver {
       Index tail;
       const S* at;
       if (d.again) {  // (own | y1), n - store seeds
-        tail = d.other == 0 ? own : digits(y1, m, m, seeds_of(y1));
+        tail = d.other == 0 ? own : digits<M>(y1, m, seeds_of(y1));
         at = lower_[static_cast<std::size_t>(n - gain)] + (d.head_again + tail);
       } else {  // turned: (y1 | own), after a capture if any
         tail = d.tail_own;
@@ -669,7 +682,7 @@ class ClassSolver {
           }
         }
         at = gain == 0 ? &val_[static_cast<std::size_t>(prefix + tail)]  // y1 = y: head(y) from n
-                       : lower_[static_cast<std::size_t>(n - gain)] + (digits(y1, 0, m, n - gain) + tail);
+                       : lower_[static_cast<std::size_t>(n - gain)] + (digits<M>(y1, 0, n - gain) + tail);
       }
       __builtin_prefetch(at);
       f.at[k] = at;
@@ -681,6 +694,7 @@ class ClassSolver {
   }
   // The value of a position from its expanded children f; an unknown in-class child is
   // computed first (depth first, frames[depth] and up) and kept.
+  template <int M>
   Value resolve(const Sown& f, int depth, std::deque<Sown>& frames, Context& ctx) {
     if (f.count == 0) {
       const int m = std::min(pits_ / 2, kSide);
@@ -706,9 +720,9 @@ class ClassSolver {
           if (frames.size() <= static_cast<std::size_t>(depth)) frames.emplace_back();
           Sown& g = frames[static_cast<std::size_t>(depth)];
           const std::uint64_t x1 = f.other, y1 = f.moves[k].own;  // the child (y | own)
-          const int count = side_moves(x1, g.own_moves);
-          expand(x1, y1, f.tail[k], digits(y1, 0, pits_ / 2, index_.key().seeds), g.own_moves, count, g);
-          v = resolve(g, depth + 1, frames, ctx);
+          const int count = side_moves<M>(x1, g.own_moves);
+          expand<M>(x1, y1, f.tail[k], digits<M>(y1, 0, index_.key().seeds), g.own_moves, count, g);
+          v = resolve<M>(g, depth + 1, frames, ctx);
           detail::store(slot, static_cast<S>(v));
         }
         x = static_cast<Value>(-v);
@@ -793,8 +807,9 @@ class ClassSolver {
     }
     std::stable_sort(pairs_.begin(), pairs_.end(), [](const Pair& x, const Pair& y) { return x.positions > y.positions; });
   }
+  template <int M>
   void compact_tile(const Tile& t, std::deque<Sown>& frames, std::vector<Move>& vmoves, Context& ctx) {
-    const int m = pits_ / 2, n = index_.key().seeds;
+    const int m = side_pits<M>(), n = index_.key().seeds;
     const auto& vs = sides_[static_cast<std::size_t>(t.a)];
     const auto& us = sides_[static_cast<std::size_t>(n - t.a)];
     const int g_count = static_cast<int>(std::min<std::size_t>(kTile, vs.size() - t.first));
@@ -806,9 +821,9 @@ class ClassSolver {
     int vcount[kTile];
     vmoves.resize(static_cast<std::size_t>(kTile) * kSide);
     for (int g = 0; g < g_count; ++g) {
-      vhead[g] = digits(v[g], 0, m, n);
-      vtail[g] = digits(v[g], m, m, t.a);
-      vcount[g] = side_moves(v[g], &vmoves[static_cast<std::size_t>(g) * kSide]);
+      vhead[g] = digits<M>(v[g], 0, n);
+      vtail[g] = digits<M>(v[g], m, t.a);
+      vcount[g] = side_moves<M>(v[g], &vmoves[static_cast<std::size_t>(g) * kSide]);
     }
     // The moves of u, by u modulo kCompactBatch + 1: a batch holds positions of at most
     // kCompactBatch consecutive u (each u adds one at least), so a slot is rewritten
@@ -832,13 +847,13 @@ class ClassSolver {
       for (int k = 0; k < filled; ++k) {
         const Entry& e = batch[k];
         auto& f = frames[static_cast<std::size_t>(k)];
-        if (detail::load(*e.own) == kUnset) expand(e.mover, e.other, e.own_tail, e.prefix, e.moves, e.count, f);
+        if (detail::load(*e.own) == kUnset) expand<M>(e.mover, e.other, e.own_tail, e.prefix, e.moves, e.count, f);
         else f.count = -1;  // known already
       }
       for (int k = 0; k < filled; ++k) {
         const auto& f = frames[static_cast<std::size_t>(k)];
         if (f.count < 0 || detail::load(*batch[k].own) != kUnset) continue;
-        detail::store(*batch[k].own, static_cast<S>(resolve(f, kCompactBatch, frames, ctx)));
+        detail::store(*batch[k].own, static_cast<S>(resolve<M>(f, kCompactBatch, frames, ctx)));
       }
       filled = 0;
     };
@@ -852,9 +867,9 @@ class ClassSolver {
     };
     for (std::size_t k = 0; k < us.size(); ++k) {
       const std::uint64_t u = us[k];
-      const Index uhead = digits(u, 0, m, n), utail = digits(u, m, m, n - t.a);
+      const Index uhead = digits<M>(u, 0, n), utail = digits<M>(u, m, n - t.a);
       const Move* um = umoves[k % (kCompactBatch + 1)];
-      const int ucount = side_moves(u, umoves[k % (kCompactBatch + 1)]);
+      const int ucount = side_moves<M>(u, umoves[k % (kCompactBatch + 1)]);
       for (int g = 0; g < g_count; ++g)  // P(u, v)
         add(u, v[g], uhead, vhead[g], vtail[g], um, ucount);
       if (square && k < t.first) continue;  // Q(u, v) = P(v, u) of an earlier tile
