@@ -148,6 +148,30 @@ struct Entries {
       for (std::uint64_t i = p1; i < end; ++i) f(i - p0, last);
     }
   }
+  // num[i] = ((at(p0 + i) - lo) mod 256) / 2^g for the entries [p0, end) of one unit
+  // (W = 1, end at most a unit past p0, as each()): the numbers of a DenseValues whose
+  // values are the V bytes lo, lo + 2^g, .. (mod 256). False: a value it does not
+  // number (not lo mod 2^g, or past the V). A loop that vectorizes (each() looks every
+  // value up in a table).
+  bool offset_numbers(std::uint64_t p0, std::uint64_t end, std::uint8_t lo, unsigned g, std::uint32_t V,
+                      std::uint32_t* num) const {
+    const std::uint64_t p1 = std::min(end, r.total);
+    const std::uint8_t* b = r.bytes + (p0 - r.first);
+    const auto off = static_cast<std::uint8_t>((shifted ? unit_shift(p0 / kDefaultUnitPositions) : 0) + lo);
+    const std::uint32_t odd = (1u << g) - 1;
+    std::uint32_t over = 0;
+    for (std::uint64_t i = 0; i < p1 - p0; ++i) {
+      const std::uint32_t x = static_cast<std::uint8_t>(b[i] - off);
+      num[i] = x >> g;
+      over |= (x & odd) | static_cast<std::uint32_t>((x >> g) >= V);
+    }
+    if (p1 < end) {
+      const std::uint32_t x = static_cast<std::uint8_t>(at(r.total - 1) - lo);
+      for (std::uint64_t i = p1; i < end; ++i) num[i - p0] = x >> g;
+      over |= (x & odd) | static_cast<std::uint32_t>((x >> g) >= V);
+    }
+    return over == 0;
+  }
   std::uint64_t tuple(std::uint64_t t, std::uint32_t k) const {
     std::uint64_t key = 0;
     for (std::uint32_t j = 0; j < k; ++j) key |= at(t * k + j) << (8 * r.width * j);
@@ -236,20 +260,58 @@ class DenseValues {
     return key | n << 56;
   }
   std::uint64_t count() const { return values_.size(); }
+  // For 1-byte values that are the bytes lo, lo + 2^g, .., lo + (V - 1) 2^g (mod 256),
+  // with no gap (g = 0 or 1): lo, and then number(v) = ((v - lo) mod 256) / 2^g
+  // (Entries::offset_numbers); else -1.
+  int offset() const { return offset_; }
+  unsigned step_bits() const { return step_bits_; }
   static constexpr std::uint32_t kAbsent = ~0u;
 
  private:
+  // The values in ascending order; or 1-byte values in steps of 1 or 2 without a gap
+  // (modulo 256), from the first of that run on. Example: Kalah's margins of a class of
+  // 5 seeds, -5, -3, .., 5 (a margin has the parity of the seeds), are the bytes 251,
+  // 253, 255, 1, 3, 5: lo = 251, g = 1, numbers 0..5.
   void number_values(const std::vector<std::uint8_t>& seen) {
-    number_.assign(seen.size(), kAbsent);
-    for (std::size_t v = 0; v < seen.size(); ++v)
-      if (seen[v]) {
-        number_[v] = static_cast<std::uint32_t>(values_.size());
-        values_.push_back(v);
-      }
+    const std::size_t size = seen.size();
+    number_.assign(size, kAbsent);
+    auto take = [&](std::size_t v) {
+      number_[v] = static_cast<std::uint32_t>(values_.size());
+      values_.push_back(v);
+    };
+    if (size == 256) find_run(seen);
+    if (offset_ >= 0) {
+      const std::size_t step = std::size_t{1} << step_bits_;
+      for (std::size_t i = 0; i < size / step && seen[(offset_ + i * step) % size]; ++i) take((offset_ + i * step) % size);
+    } else {
+      for (std::size_t v = 0; v < size; ++v)
+        if (seen[v]) take(v);
+    }
     if (values_.empty()) values_.push_back(0);
+  }
+  // offset_ and step_bits_ where the present bytes are one run in steps of 1, else of 2.
+  void find_run(const std::vector<std::uint8_t>& seen) {
+    const std::size_t size = seen.size();
+    for (const unsigned g : {0u, 1u}) {
+      const std::size_t step = std::size_t{1} << g;
+      std::size_t residue = size, starts = 0, first = 0;
+      bool one_class = true;
+      for (std::size_t v = 0; v < size; ++v) {
+        if (!seen[v]) continue;
+        if (residue == size) residue = v % step;
+        one_class &= v % step == residue;
+        if (!seen[(v + size - step) % size]) ++starts, first = v;  // a run starts at v
+      }
+      if (residue == size || !one_class || starts > 1) continue;
+      offset_ = static_cast<int>(starts == 1 ? first : residue);  // no start: the whole circle
+      step_bits_ = g;
+      return;
+    }
   }
   std::vector<std::uint32_t> number_;  // value -> number (kAbsent: not present)
   std::vector<std::uint64_t> values_;  // number -> value
+  int offset_ = -1;
+  unsigned step_bits_ = 0;
 };
 
 // Code lengths of a Huffman code for `freq` (every count >= 1), none longer than
@@ -351,7 +413,11 @@ bool parse_dense_unit(const Entries& e, const DenseValues& d, std::uint32_t k, b
   const std::uint64_t end = (p1 + k - 1) / k * k;
   bool absent = end - p0 > kDefaultUnitPositions;
   if (absent) return false;
-  e.each(p0, end, [&](std::uint64_t i, std::uint64_t v) { absent |= (num[i] = d.number(v)) == DenseValues::kAbsent; });
+  if (d.offset() >= 0 && e.r.width == 1)
+    absent = !e.offset_numbers(p0, end, static_cast<std::uint8_t>(d.offset()), d.step_bits(),
+                               static_cast<std::uint32_t>(d.count()), num);
+  else
+    e.each(p0, end, [&](std::uint64_t i, std::uint64_t v) { absent |= (num[i] = d.number(v)) == DenseValues::kAbsent; });
   if (absent) return false;
   const std::uint64_t V = d.count();
   std::uint64_t vk = 1;

@@ -272,6 +272,48 @@ TEST(Format, ValueOutsideTheSampleIsCoded) {
   EXPECT_TRUE(file_from_parts(*v, key, bytes, 1, {0, N / 2, N - 1}) == std::string(file.begin(), file.end()));
 }
 
+// The writer numbers a table's values densely to count and code its symbols: by a table
+// look-up in general, and by an offset where the values are one run of bytes in steps of
+// 1 or 2 modulo 256 (margins of one parity, as Kalah's, wrap from 255 to 0). Every kind
+// reads back, whole and by parts: steps of 2 across 0, steps of 1, one parity with a gap,
+// every margin of the class, and a large (sampled) table whose sample saw steps of 2 but
+// one unit outside it holds an odd margin.
+TEST(Format, EveryNumberingOfTheValuesReadsBack) {
+  TempDir d;
+  const VariantPtr v = variant("oware");
+  std::mt19937 rng(11);
+  auto table = [&](const ClassKey& key, auto&& value) {
+    std::vector<std::uint8_t> bytes(ClassIndex(*v, key).size());
+    for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<std::uint8_t>(value(i));
+    return bytes;
+  };
+  const ClassKey small{0, 9}, large{0, 15};
+  const std::vector<std::pair<std::string, std::vector<std::uint8_t>>> cases = {
+      {"steps of 2 across 0", table(small, [&](std::size_t i) { return 2 * static_cast<int>((i / 300 + rng() % 3) % 8) - 7; })},
+      {"steps of 1", table(small, [&](std::size_t i) { return static_cast<int>((i / 200 + rng() % 4) % 11) - 5; })},
+      {"one parity with a gap", table(small, [&](std::size_t) { return std::array{-6, -4, 0, 2, 4}[rng() % 5]; })},
+      {"every margin, at random", table(small, [&](std::size_t) { return static_cast<int>(rng() % 19) - 9; })},
+      {"an odd margin outside the sample", [&] {
+         auto b = table(large, [&](std::size_t i) { return 2 * static_cast<int>((i / 900 + rng() % 2) % 6) - 5; });
+         b[kDefaultUnitPositions * 33 + 9] = 4;  // unit 33: not in the sample (every 16th unit)
+         return b;
+       }()},
+  };
+  for (const auto& [what, bytes] : cases) {
+    const ClassKey key = bytes.size() > (std::size_t{1} << 22) ? large : small;
+    const fs::path f = d.path / what / table_file_name(v->name(), key);
+    fs::create_directories(f.parent_path());
+    ASSERT_TRUE(write_table(f, *v, key, bytes, 1)) << what;
+    auto t = TableFile::open(f);
+    ASSERT_TRUE(t) << what << ": " << t.error().message;
+    EXPECT_EQ(*(*t)->read_all(), bytes) << what;
+    for (Index i = 0; i < bytes.size(); i += 101) ASSERT_EQ(static_cast<std::uint8_t>(*(*t)->value(i)), bytes[i]) << what;
+    const auto file = slurp(f);
+    const std::uint64_t N = TableCoder(bytes.size(), 1).blocks();
+    EXPECT_TRUE(file_from_parts(*v, key, bytes, 1, {0, N / 2, N - 1}) == std::string(file.begin(), file.end())) << what;
+  }
+}
+
 TEST(Format, DetectsFlippedByteEverywhere) {
   TempDir d;
   gen("oware", 6, d.path);
