@@ -420,11 +420,16 @@ class ClassSolver {
   // them nearly as much. In index order the children would be scattered. (An index
   // with a subset or a filter need not hold u_r turned round: then u_r itself is visited.)
   Result<Bytes> acyclic() {
-    val_.reserve(static_cast<std::size_t>(local_));
-    detail::want_huge_pages(val_.data(), val_.capacity());
-    val_.assign(static_cast<std::size_t>(local_), kUnset);
     if constexpr (kCompactRules) {
       if (compact_ready()) {
+        // The kernel's values are the class's bytes (an int8 value is its byte): it
+        // writes them in the array it returns (no copy by encode(), whose fresh pages
+        // had cost as much again as the solve's).
+        Bytes out;
+        out.reserve(static_cast<std::size_t>(local_));
+        detail::want_huge_pages(out.data(), out.capacity());
+        out.assign(static_cast<std::size_t>(local_), static_cast<std::uint8_t>(kUnset));
+        cval_ = reinterpret_cast<S*>(out.data());  // int8 through uint8 storage: allowed aliasing
         make_tiles();
         // One worker per thread; each takes the next pair of layers (largest first) and
         // solves its tiles in order: pairs do not read each other, so no thread waits.
@@ -441,10 +446,15 @@ class ClassSolver {
             }
         });
         rounds_ = 1;
+        cval_ = nullptr;
         if (finish_phase("all_reduce (acyclic pass)").stopped) return std::unexpected(stop_reason());
-        return encode([&](std::size_t u) -> Value { return val_[u]; });
+        if (kind_ == GameKind::Score) return out;  // one byte a value: these bytes
+        return encode([&](std::size_t u) -> Value { return static_cast<S>(out[u]); });
       }
     }
+    val_.reserve(static_cast<std::size_t>(local_));
+    detail::want_huge_pages(val_.data(), val_.capacity());
+    val_.assign(static_cast<std::size_t>(local_), kUnset);
     // Positions go in batches: their own (scattered) slots are prefetched first.
     constexpr int kBatch = 16;
     parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
@@ -575,7 +585,7 @@ class ClassSolver {
     bool again = false;
   };
   struct Sown {  // one position's children: found and prefetched before any is read
-    const S* at[kSide];  // each child's value: in val_ (gain 0) or in a lower class
+    const S* at[kSide];  // each child's value: in cval_ (gain 0) or in a lower class
     Index tail[kSide];   // each child's tail
     std::int16_t gain[kSide];
     bool again[kSide];
@@ -681,7 +691,7 @@ class ClassSolver {
             tail = d.tail_cap;
           }
         }
-        at = gain == 0 ? &val_[static_cast<std::size_t>(prefix + tail)]  // y1 = y: head(y) from n
+        at = gain == 0 ? &cval_[static_cast<std::size_t>(prefix + tail)]  // y1 = y: head(y) from n
                        : lower_[static_cast<std::size_t>(n - gain)] + (digits<M>(y1, 0, n - gain) + tail);
       }
       __builtin_prefetch(at);
@@ -860,7 +870,7 @@ class ClassSolver {
     // (mover | other), of rank head(mover) + tail(other)
     auto add = [&](std::uint64_t mover, std::uint64_t other, Index mover_head, Index other_head, Index other_tail,
                    const Move* moves, int count) {
-      S* own = &val_[static_cast<std::size_t>(mover_head + other_tail)];
+      S* own = &cval_[static_cast<std::size_t>(mover_head + other_tail)];
       __builtin_prefetch(own);
       batch[filled] = Entry{mover, other, own, other_tail, other_head, moves, count};
       if (++filled == kCompactBatch) flush();
@@ -2033,6 +2043,7 @@ class ClassSolver {
 
   // Acyclic: the values (kUnset until known).
   std::vector<S> val_;
+  S* cval_ = nullptr;  // the compact kernel's values (acyclic())
   // Acyclic kernel on compact boards: lower classes' values by seed count, E(j, s).
   std::vector<const S*> lower_;
   const Index* steps_ = nullptr;  // the class index's E(j, s), row stride stride_
