@@ -46,10 +46,11 @@ std::expected<std::unique_ptr<Searcher>, SearchError> Searcher::create(VariantPt
   // Kalah: a sixteenth of the table, at most 16 MiB (it should stay in the caches), for
   // the positions just above the tables (kalah_engine.cpp).
   const std::uint64_t near_bytes = !may_repeat ? std::min<std::uint64_t>(tt_bytes / 16, 16u << 20) : 0;
-  if (!e->tt.allocate(tt_bytes, near_bytes))
+  if (!e->tt.allocate(tt_bytes, near_bytes, options.huge_pages))
     return std::unexpected(SearchError{SearchError::OutOfMemory, "could not allocate a transposition table of " +
                                                                       std::to_string(options.tt_bytes >> 20) + " MiB"});
   Engine* raw = e.get();
+  e->leaves.huge_pages = options.huge_pages;
   if (auto err = e->leaves.open(options.tables, v, [raw](SearchError x) { return raw->fail(std::move(x)); }))
     return std::unexpected(*err);
   if (kalah) {

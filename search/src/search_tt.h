@@ -59,7 +59,7 @@ class TranspositionTable {
   // above the tables). Their transpositions are mostly found again soon, within the
   // subtree of a near ancestor, so the small region keeps most of their hits, and it
   // stays in the caches: its probes wait far less than those of the large one.
-  bool allocate(std::uint64_t bytes, std::uint64_t near_bytes = 0) {
+  bool allocate(std::uint64_t bytes, std::uint64_t near_bytes = 0, bool huge_pages = true) {
     release();
     near_bytes = near_bytes < kMinBytes ? 0 : std::min(near_bytes, bytes / 2);
     const std::uint64_t buckets = buckets_in(bytes - near_bytes), near_buckets = near_bytes ? buckets_in(near_bytes) : 0;
@@ -73,7 +73,7 @@ class TranspositionTable {
     map_bytes_ = size + near_size + kHuge;
     const std::uintptr_t at = (reinterpret_cast<std::uintptr_t>(mem) + kHuge - 1) / kHuge * kHuge;
 #ifdef MADV_HUGEPAGE
-    madvise(reinterpret_cast<void*>(at), size + near_size, MADV_HUGEPAGE);
+    if (huge_pages) madvise(reinterpret_cast<void*>(at), size + near_size, MADV_HUGEPAGE);
 #endif
     // implicit-lifetime entries, read as zero
     region_[0] = Region{reinterpret_cast<Bucket*>(at), buckets};

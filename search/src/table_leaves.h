@@ -89,6 +89,9 @@ class TableLeaves {
   // The classes of `tables` for v (none without tables: max_seeds() is -1). Error:
   // the tables hold no class of v. `board` (Kalah, else null) ranks plain classes
   // when it ranks them as their index does; it must outlive this.
+  // 2 MiB pages for the classes' values (SearchOptions::huge_pages).
+  bool huge_pages = true;
+
   std::optional<SearchError> open(std::shared_ptr<const Tablebase> tables, VariantPtr v, Fail fail) {
     tables_ = std::move(tables);
     variant_ = std::move(v);
@@ -249,7 +252,7 @@ class TableLeaves {
         return;
       }
 #ifdef MADV_HUGEPAGE
-      madvise(slot.values.get(), std::max(bytes, kHuge), MADV_HUGEPAGE);
+      if (huge_pages) madvise(slot.values.get(), std::max(bytes, kHuge), MADV_HUGEPAGE);
 #endif
     });
     if (slot.error) {

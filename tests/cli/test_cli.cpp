@@ -344,6 +344,25 @@ TEST(Cli, SolveNamesTheCommandOfAMissingClass) {
   std::filesystem::remove_all(dir);
 }
 
+// --no-huge-pages: the same answer, the transposition table and the table leaves in
+// 4 KiB pages (Kalah(4,3) over tables up to 8 seeds).
+TEST(Cli, SolveWithoutHugePagesGivesTheSameAnswer) {
+  const std::string dir = ::testing::TempDir() + "mancala_cli_pages_" + std::to_string(getpid());
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(run("generate kalah:4:empty --max-seeds 8 --out " + dir).code, 0);
+  const std::string cmd = "solve kalah:4:empty --per-pit 3 --json --threads 1 --tt-mb 16 --tables " + dir;
+  const Outcome with = run(cmd), without = run(cmd + " --no-huge-pages");
+  ASSERT_EQ(with.code, 0) << with.err;
+  ASSERT_EQ(without.code, 0) << without.err;
+  EXPECT_NE(without.out.find("\"value\":8,"), std::string::npos) << without.out;
+  auto pv = [](const std::string& out) {  // the pv, every move's value, nodes and table hits
+    const auto at = out.find("\"pv\"");
+    return out.substr(at, out.find("\"seconds\"") - at);
+  };
+  EXPECT_EQ(pv(with.out), pv(without.out));
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, SolveMaxPliesProvesWinLoss) {
   // Won in 19 plies for the side to move (the reachable-set tables say the same).
   Outcome r = run("solve imbelece 0,3,0,3,0x,0x,0x,0x/3,0,3,3,0x,0x,0x,0x N --max-plies 30 --json");

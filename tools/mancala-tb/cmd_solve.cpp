@@ -228,7 +228,7 @@ struct SolveArgs {
   std::string tables, defender, cycles = "alphabeta", tt_file;
   int per_pit = 0, tt_mb = 256, threads = 0, time_limit = 0, max_plies = -1;
   int auto_mpos = 12, first_mpos = 16, guess_depth = SearchOptions{}.guess_depth;
-  bool json = false, no_pv = false, strategy = false, best_only = false, no_auto_tables = false;
+  bool json = false, no_pv = false, strategy = false, best_only = false, no_auto_tables = false, no_huge_pages = false;
 };
 
 int run_solve(const SolveArgs& a) {
@@ -270,6 +270,7 @@ int run_solve(const SolveArgs& a) {
     }
   } made_dir;
   opt.tt_bytes = static_cast<std::uint64_t>(tt_mb) << 20;
+  opt.huge_pages = !a.no_huge_pages;
   opt.threads = threads;
   opt.principal_variation = !no_pv;
   opt.all_moves = !best_only;
@@ -444,6 +445,10 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
                 "memory budget in MiB (default 256): the transposition table, the regions being "
                 "solved and their memo (--cycles region), the proof table (--max-plies)")
       ->check(in_range(0, 1 << 20));
+  c->add_flag("--no-huge-pages", a->no_huge_pages,
+              "4 KiB pages for the transposition table and the table leaves instead of 2 MiB ones: "
+              "faster on virtual machines whose host takes freed memory back (Kalah(6,4) over tables "
+              "up to 20 seeds on a 2-core KVM guest: 5.4 s of CPU against 6.0 s)");
   c->add_option("--threads", a->threads,
                 "threads (default: all cores): the first moves are shared among them; Kalah also shares "
                 "the moves of every position near the root of each search")
