@@ -6,6 +6,8 @@
 # Usage: scripts/bench_vs_peer.sh PEER_DIR [BUILD_DIR]
 #   PEER_DIR: a folder holding the peer's serial build (`generator` and `kalah-s`).
 #   BUILD_DIR: ours (default build). REPEAT=N runs every pair N times, alternating.
+#   SOLVE_FLAGS="..." adds flags to our search's command (e.g. --no-huge-pages); the
+#   figures of record use none.
 #
 # Building the peer (by the user, from its own sources, outside this repository; this
 # script holds none of its code or build steps): clone the repository somewhere else,
@@ -34,6 +36,7 @@ cd "$(dirname "$0")/.."
 PEER=$(cd "${1:?usage: scripts/bench_vs_peer.sh PEER_DIR [BUILD_DIR]}" && pwd)
 B=$(cd "${2:-build}" && pwd)/tools/mancala-tb
 REPEAT=${REPEAT:-1}
+read -r -a solve_flags <<< "${SOLVE_FLAGS:-}"
 for exe in "$PEER/generator" "$PEER/kalah-s" "$B"; do
   [ -x "$exe" ] || { echo "missing: $exe (see the header of $0 for the peer's build)" >&2; exit 2; }
 done
@@ -80,8 +83,8 @@ for ((r = 1; r <= REPEAT; r++)); do
   pw=$wall pc=$cpu_s
   row "peer kalah(6,4) (kalah-s -t 24)" "$wall" "$cpu_s" "$(awk '/Nodes searched/ {print $3}' "$WORK/last" | tail -1)" "$mem" \
       "$(grep -m1 '^Move:' "$WORK/last" || echo '(no answer)')"
-  timed "$WORK/ours" '' "$B" solve kalah:6:empty --per-pit 4 --tables tables --best-only --threads 1 --tt-mb 256 --no-pv
-  row "ours kalah(6,4) (solve --best-only)" "$wall" "$cpu_s" "$(grep -o '[0-9]* positions searched' "$WORK/last" | head -1 | awk '{print $1}')" "$mem" \
+  timed "$WORK/ours" '' "$B" solve kalah:6:empty --per-pit 4 --tables tables --best-only --threads 1 --tt-mb 256 --no-pv ${solve_flags[@]+"${solve_flags[@]}"}
+  row "ours kalah(6,4) (solve --best-only${SOLVE_FLAGS:+ $SOLVE_FLAGS})" "$wall" "$cpu_s" "$(grep -o '[0-9]* positions searched' "$WORK/last" | head -1 | awk '{print $1}')" "$mem" \
       "$(ratio), value $(awk '/^  value/ {print $2; exit}' "$WORK/last"), best move $(awk '/^  move/ {print $2; exit}' "$WORK/last")"
 done
 
