@@ -306,8 +306,14 @@ TEST(Format, EveryNumberingOfTheValuesReadsBack) {
     ASSERT_TRUE(write_table(f, *v, key, bytes, 1)) << what;
     auto t = TableFile::open(f);
     ASSERT_TRUE(t) << what << ": " << t.error().message;
-    EXPECT_EQ(*(*t)->read_all(), bytes) << what;
-    for (Index i = 0; i < bytes.size(); i += 101) ASSERT_EQ(static_cast<std::uint8_t>(*(*t)->value(i)), bytes[i]) << what;
+    const auto all = (*t)->read_all();
+    ASSERT_TRUE(all) << what << ": " << all.error().message;
+    EXPECT_EQ(*all, bytes) << what;
+    for (Index i = 0; i < bytes.size(); i += 101) {
+      const auto x = (*t)->value(i);
+      ASSERT_TRUE(x) << what << ": " << x.error().message;
+      ASSERT_EQ(static_cast<std::uint8_t>(*x), bytes[i]) << what;
+    }
     const auto file = slurp(f);
     const std::uint64_t N = TableCoder(bytes.size(), 1).blocks();
     EXPECT_TRUE(file_from_parts(*v, key, bytes, 1, {0, N / 2, N - 1}) == std::string(file.begin(), file.end())) << what;

@@ -447,8 +447,9 @@ void add_solve_command(CLI::App& root, std::vector<Command>& out) {
       ->check(in_range(0, 1 << 20));
   c->add_flag("--no-huge-pages", a->no_huge_pages,
               "4 KiB pages for the transposition table and the table leaves instead of 2 MiB ones: "
-              "faster on virtual machines whose host takes freed memory back (Kalah(6,4) over tables "
-              "up to 20 seeds on a 2-core KVM guest: 5.4 s of CPU against 6.0 s)");
+              "cheaper on virtual machines whose host takes freed memory back (Kalah(6,4) over tables "
+              "up to 20 seeds on a 2-core KVM guest: 4-10 % less CPU, alternated; "
+              "results/search.md)");
   c->add_option("--threads", a->threads,
                 "threads (default: all cores): the first moves are shared among them; Kalah also shares "
                 "the moves of every position near the root of each search")

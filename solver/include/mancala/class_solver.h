@@ -192,9 +192,7 @@ class ClassSolver {
     if (opt_.distances) {
       opt_.distances->clear();
       if (ranks_ == 1 && method == Method::Levels && kind_ == GameKind::Score) {
-        opt_.distances->reserve(2 * static_cast<std::size_t>(n_));  // written at random, like the codes
-        detail::want_huge_pages(opt_.distances->data(), opt_.distances->capacity());
-        opt_.distances->assign(2 * static_cast<std::size_t>(n_), 0);
+        detail::fill_on_huge_pages(*opt_.distances, 2 * static_cast<std::size_t>(n_), std::uint8_t{0});  // written at random, like the codes
         dist_ = opt_.distances->data();
       }
     }
@@ -426,9 +424,7 @@ class ClassSolver {
         // writes them in the array it returns (no copy by encode(), whose fresh pages
         // had cost as much again as the solve's).
         Bytes out;
-        out.reserve(static_cast<std::size_t>(local_));
-        detail::want_huge_pages(out.data(), out.capacity());
-        out.assign(static_cast<std::size_t>(local_), static_cast<std::uint8_t>(kUnset));
+        detail::fill_on_huge_pages(out, static_cast<std::size_t>(local_), static_cast<std::uint8_t>(kUnset));
         cval_ = reinterpret_cast<S*>(out.data());  // int8 through uint8 storage: allowed aliasing
         make_tiles();
         // One worker per thread; each takes the next pair of layers (largest first) and
@@ -452,9 +448,7 @@ class ClassSolver {
         return encode([&](std::size_t u) -> Value { return static_cast<S>(out[u]); });
       }
     }
-    val_.reserve(static_cast<std::size_t>(local_));
-    detail::want_huge_pages(val_.data(), val_.capacity());
-    val_.assign(static_cast<std::size_t>(local_), kUnset);
+    detail::fill_on_huge_pages(val_, static_cast<std::size_t>(local_), static_cast<S>(kUnset));
     // Positions go in batches: their own (scattered) slots are prefetched first.
     constexpr int kBatch = 16;
     parallel(local_, 4096, [&](const tbb::blocked_range<Index>& r, Context& ctx) {
@@ -1021,9 +1015,7 @@ class ClassSolver {
   Result<Bytes> sweeps_with() {
     const auto K = static_cast<std::size_t>(ranks_);
     auto& codes = this->codes<C>();
-    codes.reserve(static_cast<std::size_t>(local_));  // read at random: 2 MiB pages
-    detail::want_huge_pages(codes.data(), codes.capacity() * sizeof(C));
-    codes.assign(static_cast<std::size_t>(local_), static_cast<C>(sc_.start()));
+    detail::fill_on_huge_pages(codes, static_cast<std::size_t>(local_), static_cast<C>(sc_.start()));  // read at random
     open_.assign(static_cast<std::size_t>(local_ / 64 + 1), 0);
     const Index words = open_.size();
     const Index pieces = (words + kPieceWords - 1) / kPieceWords;
@@ -1587,9 +1579,7 @@ class ClassSolver {
     const auto K = static_cast<std::size_t>(ranks_);
     const auto L = static_cast<std::size_t>(local_);
     auto& codes = this->codes<C>();
-    codes.reserve(L);  // parents are told at random: 2 MiB pages (one TLB entry each)
-    detail::want_huge_pages(codes.data(), codes.capacity() * sizeof(C));
-    codes.assign(L, C{0});
+    detail::fill_on_huge_pages(codes, L, C{0});  // parents are told at random: 2 MiB pages (one TLB entry each)
     level_ = bound_ + 1;
     level_seen_.assign(static_cast<std::size_t>(bound_) + 2, 0);
     outbox_.assign(K, {});

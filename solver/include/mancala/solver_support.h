@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <vector>
 
 #include "mancala/values.h"
 
@@ -77,6 +78,14 @@ inline void want_huge_pages(const void* p, std::size_t bytes) {
   (void)p;
   (void)bytes;
 #endif
+}
+// v as n copies of `fill` in memory advised first (want_huge_pages, over all of its
+// bytes), for an array the solver reads at random.
+template <class T>
+void fill_on_huge_pages(std::vector<T>& v, std::size_t n, T fill) {
+  v.reserve(n);
+  want_huge_pages(v.data(), v.capacity() * sizeof(T));
+  v.assign(n, fill);
 }
 
 // Under a memory budget: every allocation of 1 MiB or more gets pages of its own
