@@ -58,7 +58,7 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
   echo
   echo "Made by \`bash scripts/bench_probe.sh\` (SEEDS=\"$SEEDS\" COUNT=$COUNT) on $(date -u +%Y-%m-%d),"
   echo "$cpu, $(nproc) cores (load average $load when it started: above 0, other jobs shared"
-  echo "the machine, and the CPU-time table below is the one that holds). Table format version 6"
+  echo "the machine, and the CPU-time table below is the one that holds). Table format version 7"
   echo "(docs/format.md): values in units of 64 positions coded by a per-file Huffman code"
   echo "(each unit's margins relative to its shift where that pays), decoded in place from the"
   echo "memory-mapped files. The program \`bench/probe_rate_c.c\`"

@@ -217,6 +217,20 @@ inline std::uint64_t load_be64(const unsigned char* p) {
 
 }  // namespace
 
+std::vector<std::uint32_t> canonical_codes(const std::vector<std::uint8_t>& lengths) {
+  std::vector<std::uint32_t> order(lengths.size()), codes(lengths.size(), 0);
+  for (std::uint32_t s = 0; s < order.size(); ++s) order[s] = s;
+  std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return lengths[a] < lengths[b]; });
+  std::uint32_t code = 0, len = order.empty() ? 0 : lengths[order[0]];
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    const std::uint32_t l = lengths[order[i]];
+    if (i > 0) code = (code + 1) << (l - len);
+    len = l;
+    codes[order[i]] = code;
+  }
+  return codes;
+}
+
 Result<FileIdentity> file_identity(const fs::path& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) {
@@ -234,7 +248,7 @@ TableFile::~TableFile() {
 
 std::size_t TableFile::heap_bytes() const {
   std::size_t n = sizeof *this + decode_.size() * 8 + multi_bytes() + header_.symbol_values.size() * 2 +
-                  2 * header_.code_lengths.size() +
+                  2 * header_.code_lengths.size() + shift_decode_.size() * 2 + 2 * header_.shift_lengths.size() +
                   (header_.blocks() + 63) / 64 * 8;
   std::lock_guard lock(mu_);
   if (index_ && index_->subset()) n += index_->subset()->size() * sizeof(Index);
@@ -356,13 +370,13 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
   if (clen < 5) return corrupt("a code of " + std::to_string(clen) + " bytes");
   h.tuple = p[0];
   const std::uint32_t longest = p[1], m = get16(p + 2);
-  if (p[4] > 1) return corrupt("unit shifts " + std::to_string(p[4]) + " (0 none, 1 a byte a unit)");
+  if (p[4] > 1) return corrupt("unit shifts " + std::to_string(p[4]) + " (0 none, 1 a shift a unit)");
   h.unit_shifts = p[4] == 1;
   if (h.unit_shifts && h.value_width != 1) return corrupt("unit shifts in a table of " + std::to_string(h.value_width) + "-byte values");
   if (!pow2(h.tuple) || h.tuple > 8 || h.tuple > h.unit_positions) return corrupt("tuples of " + std::to_string(h.tuple) + " values");
   if (m == 0 || longest > kMaxCodeBits || (longest == 0) != (m == 1)) return corrupt("a code of " + std::to_string(m) + " symbols up to " + std::to_string(longest) + " bits");
-  if (clen != 5 + 2 * static_cast<std::uint64_t>(m) + static_cast<std::uint64_t>(m) * h.tuple * h.value_width)
-    return corrupt("the code's length does not fit its symbols");
+  const std::uint64_t value_code = 5 + 2 * static_cast<std::uint64_t>(m) + static_cast<std::uint64_t>(m) * h.tuple * h.value_width;
+  if (h.unit_shifts ? clen < value_code + 3 : clen != value_code) return corrupt("the code's length does not fit its symbols");
   h.code_lengths.assign(p + 5, p + 5 + m);
   std::uint64_t kraft = 0;
   for (const std::uint8_t l : h.code_lengths) {
@@ -379,6 +393,33 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
   for (auto& x : h.symbol_values) {
     x = h.value_width == 1 ? *p : get16(p);
     p += h.value_width;
+  }
+  // The shift code (S = 1): Ls, Ms, the lengths (Kraft's equality), the differences
+  // ascending; its table, 2^Ls entries, made here (a canonical code as the value code).
+  if (h.unit_shifts) {
+    const std::uint32_t ls = p[0], ms = get16(p + 1);
+    if (ms == 0 || ms > 256 || ls > kMaxShiftBits || (ls == 0) != (ms == 1))
+      return corrupt("a shift code of " + std::to_string(ms) + " symbols up to " + std::to_string(ls) + " bits");
+    if (clen != value_code + 3 + 2 * static_cast<std::uint64_t>(ms)) return corrupt("the code's length does not fit its shift code");
+    h.shift_lengths.assign(p + 3, p + 3 + ms);
+    h.shift_deltas.assign(p + 3 + ms, p + 3 + 2 * ms);
+    std::uint64_t sum = 0;
+    for (std::uint32_t i = 0; i < ms; ++i) {
+      const std::uint32_t l = h.shift_lengths[i];
+      if (l > ls || (l == 0) != (ms == 1)) return corrupt("a shift code length of " + std::to_string(l) + " bits");
+      if (i > 0 && h.shift_deltas[i] <= h.shift_deltas[i - 1]) return corrupt("shift differences not increasing");
+      if (ms > 1) sum += 1ull << (ls - l);
+    }
+    if (ms > 1 && sum != 1ull << ls) return corrupt("the shift code lengths are not a complete prefix code");
+    t->shift_bits_ = ls;
+    t->shift_decode_.assign(std::size_t{1} << ls, 0);
+    const std::vector<std::uint32_t> codes = canonical_codes(h.shift_lengths);
+    for (std::uint32_t x = 0; x < ms; ++x) {
+      const std::uint32_t l = h.shift_lengths[x];
+      for (std::size_t w = std::size_t{codes[x]} << (ls - l); w < std::size_t{codes[x] + 1} << (ls - l); ++w)
+        t->shift_decode_[w] = static_cast<std::uint16_t>(h.shift_deltas[x] | l << 8);
+    }
+    p += 3 + 2 * ms;
   }
   // Every value in range for the class: a decoded value never needs a check (with
   // shifts, the values are differences: each decoded margin is checked, shifted()).
@@ -543,18 +584,14 @@ std::expected<void, TableError> TableFile::check_block(std::size_t b) const {
   if (crc32(map_ + data_start_ + o0, static_cast<std::size_t>(o1 - o0)) != get32(offs + crc_at)) return corrupt("checksum mismatch");
   const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - static_cast<std::uint64_t>(b) * h.block_positions);
   const std::uint64_t units = (count + h.unit_positions - 1) / h.unit_positions;
-  if (o1 - o0 < units - 1) return corrupt("is shorter than its unit lengths");
-  const std::uint64_t data = o1 - o0 - (units - 1);
+  const std::uint64_t head = units - 1 + (h.unit_shifts ? 1 : 0);  // the lengths and the base
+  if (o1 - o0 < head) return corrupt("is shorter than its unit lengths");
+  const std::uint64_t data = o1 - o0 - head;
   const unsigned char* lengths = map_ + data_start_ + o0;
-  // With shifts every unit holds at least its shift byte; the units end inside the block.
-  const std::uint64_t least = h.unit_shifts ? 1 : 0;
+  // The units end inside the block (a unit's own bits are checked as it is decoded).
   std::uint64_t end = 0;
-  for (std::uint64_t u = 0; u + 1 < units; ++u) {
-    if (lengths[u] < least) return corrupt("has a unit without its shift");
-    end += lengths[u];
-  }
+  for (std::uint64_t u = 0; u + 1 < units; ++u) end += lengths[u];
   if (end > data) return corrupt("has units that end past it");
-  if (data < end + least) return corrupt("has a unit without its shift");
   checked_[b / 64].fetch_or(1ull << (b % 64), std::memory_order_release);
   return {};
 }
@@ -569,6 +606,18 @@ std::expected<std::uint16_t, TableError> TableFile::shifted(std::uint16_t raw, i
                                                                std::to_string(margin) + " with " +
                                                                std::to_string(header_.seeds) + " seeds in play"});
   return static_cast<std::uint8_t>(margin);
+}
+
+int TableFile::unit_shift_at(const unsigned char* codes, std::uint64_t& bit) const {
+  const std::uint64_t window = load_be64(codes + (bit >> 3)) << (bit & 7);
+  const std::uint16_t e = shift_decode_[shift_bits_ ? static_cast<std::size_t>(window >> (64 - shift_bits_)) : 0];
+  bit += e >> 8;
+  return static_cast<std::int8_t>(static_cast<std::uint8_t>(codes[-1] + e));  // base + d (mod 256)
+}
+
+TableError TableFile::short_unit(std::size_t b, std::size_t u) const {
+  return TableError{TableError::Corrupt,
+                    path_.string() + ": block " + std::to_string(b) + " unit " + std::to_string(u) + " ends before its positions"};
 }
 
 std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
@@ -587,13 +636,16 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
   // start, made single probes a third faster; the batch's stages load instead: see
   // prefetch().)
   __builtin_prefetch(data + guess(p));
-  std::uint64_t start = unit_start(p.block, u);
+  const std::uint64_t start = unit_start(p.block, u);
   const std::uint64_t end = u + 1 < p.units ? start + p.block[u] : p.bytes - p.codes_at;
-  int shift = 0;
-  if (h.unit_shifts) shift = static_cast<std::int8_t>(data[start++]);  // checked: the unit holds its shift
-  if (decode_.empty()) return shifted(h.symbol_values[j & (h.tuple - 1)], shift, b, u);
   std::uint64_t bit = start * 8;
   const std::uint64_t end_bit = end * 8;
+  int shift = 0;
+  if (h.unit_shifts) {
+    shift = unit_shift_at(data, bit);
+    if (bit > end_bit) return std::unexpected(short_unit(b, u));
+  }
+  if (decode_.empty()) return shifted(h.symbol_values[j & (h.tuple - 1)], shift, b, u);
   const std::uint32_t T = table_bits_, drop = 64 - T;
   // Skip the symbols before position j, from a 64-bit buffer of the next bits
   // (refilled from the bytes when fewer than 16 remain: one dependent load a window):
@@ -627,8 +679,7 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
     avail -= used;
     bit += used;
   }
-  return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " unit " +
-                                                             std::to_string(u) + " ends before its positions"});
+  return std::unexpected(short_unit(b, u));
 }
 
 std::expected<void, TableError> TableFile::decode_unit(std::size_t b, std::size_t u, std::uint16_t* out) const {
@@ -643,18 +694,19 @@ std::expected<void, TableError> TableFile::decode_unit(std::size_t b, std::size_
   }
   const UnitPlace p = place(first);  // the block is checked (read_block_into)
   const unsigned char* data = p.block + p.codes_at;
-  std::uint64_t start = unit_start(p.block, static_cast<std::uint32_t>(u));
+  const std::uint64_t start = unit_start(p.block, static_cast<std::uint32_t>(u));
   const std::uint64_t end = u + 1 < p.units ? start + p.block[u] : p.bytes - p.codes_at;
-  int shift = 0;
-  if (h.unit_shifts) shift = static_cast<std::int8_t>(data[start++]);  // checked: the unit holds its shift
   std::uint64_t bit = start * 8;
+  int shift = 0;
+  if (h.unit_shifts) {
+    shift = unit_shift_at(data, bit);
+    if (bit > end * 8) return std::unexpected(short_unit(b, u));
+  }
   for (std::uint64_t j = 0; j < count && decode_.empty(); ++j) out[j] = h.symbol_values[j & (h.tuple - 1)];
   for (std::uint64_t j = 0; j < count && !decode_.empty();) {
     const std::uint64_t e = lookup(load_be64(data + (bit >> 3)) << (bit & 7));
     bit += (e >> 16) & 31;
-    if (bit > end * 8)
-      return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " unit " +
-                                                                 std::to_string(u) + " ends before its positions"});
+    if (bit > end * 8) return std::unexpected(short_unit(b, u));
     const std::uint16_t* vals = &h.symbol_values[(e & 0xFFFF) * h.tuple];
     const std::uint64_t span = (e >> 21) & 0xFFFF;
     for (std::uint64_t x = 0; x < span && j < count; ++x, ++j) out[j] = vals[x & (h.tuple - 1)];
@@ -722,10 +774,10 @@ std::expected<void, TableError> TableFile::read_bytes_block(std::size_t b, std::
     const std::uint64_t end = u + 1 < p.units ? start + p.block[u] : p.bytes - p.codes_at;
     const std::uint64_t n = std::min<std::uint64_t>(h.unit_positions, count - (static_cast<std::uint64_t>(u) << unit_shift_));
     std::uint8_t* d = dst + (static_cast<std::uint64_t>(u) << unit_shift_);
-    int shift = 0;
-    if (h.unit_shifts) shift = static_cast<std::int8_t>(data[start++]);  // checked: the unit holds its shift
     std::uint64_t bit = start * 8;
     const std::uint64_t end_bit = end * 8;
+    int shift = 0;
+    if (h.unit_shifts) shift = unit_shift_at(data, bit);  // past end_bit: the first code fails
     // Stores of 8 bytes: what passes the unit's end is written over by the next unit
     // (or is the caller's slack). A symbol starts on a tuple, so its pattern lines up.
     // The next bits wait in a 64-bit buffer, refilled when fewer than a longest code
@@ -753,9 +805,7 @@ std::expected<void, TableError> TableFile::read_bytes_block(std::size_t b, std::
         e = codes[long_at_ + ((e & 0xFFFF) << long_bits_) + ((buf << T) >> (64 - long_bits_))];
       const std::uint64_t l = (e >> 16) & 31;
       bit += l;
-      if (bit > end_bit)
-        return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " unit " +
-                                                                   std::to_string(u) + " ends before its positions"});
+      if (bit > end_bit) return std::unexpected(short_unit(b, u));
       buf <<= l;
       avail -= l;
       const std::uint64_t span = (e >> 21) & 0xFFFF, pattern = patterns[e & 0xFFFF];

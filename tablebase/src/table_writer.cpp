@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
 #include <cassert>
@@ -352,9 +353,9 @@ std::vector<std::uint8_t> huffman_lengths(const std::vector<std::uint64_t>& freq
 // Bits of the code for these counts (the estimate that picks k). Codes are at most
 // kMaxCodeBits long: the reader finds those past 12 bits in two steps (format.cpp); a
 // limit of 12 had cost Oware's shifted pairs 0.2 bits a position.
-std::uint64_t coded_bits(const std::vector<std::uint64_t>& freq) {
+std::uint64_t coded_bits(const std::vector<std::uint64_t>& freq, unsigned limit) {
   if (freq.empty()) return 0;
-  const auto len = huffman_lengths(freq, kMaxCodeBits);
+  const auto len = huffman_lengths(freq, limit);
   std::uint64_t bits = 0;
   for (std::size_t i = 0; i < freq.size(); ++i) bits += freq[i] * len[i];
   return bits;
@@ -467,6 +468,15 @@ std::vector<Shape> candidate_shapes(std::uint32_t width, std::uint32_t unit, std
   return out;
 }
 
+// The base of a block's unit shifts (format.h): the lower median of its n shifts (n
+// at most kDefaultUnitsPerBlock) as int8s.
+std::uint8_t shift_base(const std::uint8_t* shifts, std::size_t n) {
+  std::int8_t s[kDefaultUnitsPerBlock];
+  for (std::size_t u = 0; u < n; ++u) s[u] = static_cast<std::int8_t>(shifts[u]);
+  std::nth_element(s, s + (n - 1) / 2, s + n);
+  return static_cast<std::uint8_t>(s[(n - 1) / 2]);
+}
+
 // Tables above this many positions choose their shape from every 16th unit.
 constexpr std::uint64_t kSampleAbove = std::uint64_t{1} << 22;
 
@@ -575,6 +585,14 @@ struct TableCoder::Code {
   std::vector<std::uint64_t> symbols;  // symbol keys (parse_unit), ascending
   std::vector<std::uint8_t> lengths;
   std::vector<std::uint32_t> codes;
+  // A shifted shape's counts of the differences d of the units' shifts from their
+  // blocks' bases (format.h), with the round that chose it; then its shift code: the
+  // differences present, ascending, their lengths and codes, and each difference's
+  // place among them.
+  TupleMap best_deltas;
+  std::vector<std::uint8_t> deltas, delta_lengths;
+  std::vector<std::uint32_t> delta_codes;
+  std::array<std::uint16_t, 256> delta_symbol{};
   TupleMap number;  // symbol key -> symbol number
   // The same by a plain array where the symbols' values allow (DenseValues; empty
   // else): dense symbol number -> symbol number.
@@ -662,6 +680,23 @@ SymbolCounts TableCoder::count(const ValueRange& r) const {
       else key_counts(counted);
     }
     out.parts_->parts.push_back(std::move(part));
+    // A shifted shape counted whole: the differences of its shifts from their blocks'
+    // bases too, a part after the shape's (the range starts a block: its blocks are whole).
+    if (s.shifted && !code_->sample) {
+      SymbolCounts::Parts::Part deltas;
+      std::array<std::uint64_t, 256> n{};
+      if (const std::uint8_t* shifts = code_->shifts_of(r)) {
+        const std::uint64_t units = (r.count + unit - 1) / unit, per_block = block_positions() / unit;
+        for (std::uint64_t u0 = 0; u0 < units; u0 += per_block) {
+          const std::uint64_t u1 = std::min(units, u0 + per_block);
+          const std::uint8_t base = shift_base(shifts + u0, static_cast<std::size_t>(u1 - u0));
+          for (std::uint64_t u = u0; u < u1; ++u) ++n[static_cast<std::uint8_t>(shifts[u] - base)];
+        }
+      }
+      for (std::size_t d = 0; d < n.size(); ++d)
+        if (n[d] > 0) add_to(deltas, d, n[d]);
+      out.parts_->parts.push_back(std::move(deltas));
+    }
   }
   return out;
 }
@@ -669,7 +704,9 @@ SymbolCounts TableCoder::count(const ValueRange& r) const {
 std::expected<void, TableError> TableCoder::add_counts(const SymbolCounts& whole) {
   Code& c = *code_;
   const auto& parts = whole.parts_->parts;
-  if (parts.size() != c.shapes.size()) return std::unexpected(TableError{TableError::Internal, "symbol counts of another round"});
+  const bool deltas = c.shapes.size() == 1 && c.shapes[0].shifted && !c.sample;  // count() adds their part
+  if (parts.size() != c.shapes.size() + (deltas ? 1 : 0))
+    return std::unexpected(TableError{TableError::Internal, "symbol counts of another round"});
   const TupleMap* counts = nullptr;
   if (round_ == 0) {
     // The shape whose estimated size, code table included, is least (ties: the first
@@ -680,14 +717,27 @@ std::expected<void, TableError> TableCoder::add_counts(const SymbolCounts& whole
       std::sort(e.begin(), e.end());
       std::vector<std::uint64_t> freq;
       for (const auto& kn : e) freq.push_back(kn.second);
-      // A shifted shape pays a byte a unit counted (every 16th when sampled).
+      // A shifted shape pays its shift codes, a base a block and the shift code's table
+      // (counted whole), or about 4 bits a unit counted (sampled: every 16th unit, whose
+      // blocks' bases are not known).
       const std::uint64_t units = (positions_ + unit_positions() - 1) / unit_positions();
-      const std::uint64_t shift_bits = c.shapes[0].shifted ? 8 * (c.sample ? (units + 15) / 16 : units) : 0;
-      const std::uint64_t bits = coded_bits(freq) + 8 * e.size() * (2 + c.shapes[0].k * width_) + shift_bits;
+      std::uint64_t shift_bits = 0;
+      if (deltas) {
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> d;
+        parts[1].map.each([&](std::uint64_t key, std::uint64_t n) { d.emplace_back(key, n); });
+        std::sort(d.begin(), d.end());
+        std::vector<std::uint64_t> dfreq;
+        for (const auto& kn : d) dfreq.push_back(kn.second);
+        shift_bits = coded_bits(dfreq, kMaxShiftBits) + 8 * (blocks() + 3 + 2 * dfreq.size());
+      } else if (c.shapes[0].shifted) {
+        shift_bits = 4 * ((units + 15) / 16);
+      }
+      const std::uint64_t bits = coded_bits(freq, kMaxCodeBits) + 8 * e.size() * (2 + c.shapes[0].k * width_) + shift_bits;
       if (bits < c.best) {
         c.best = bits;
         c.shape = c.shapes[0];
         c.best_counts = parts[0].map;
+        if (deltas) c.best_deltas = parts[1].map;
       }
     }
     if (++c.next == c.candidates.size() && width_ == 1 && c.best != ~0ull && !c.candidates.back().shifted)
@@ -713,6 +763,20 @@ std::expected<void, TableError> TableCoder::add_counts(const SymbolCounts& whole
     if (parts[0].over)
       return std::unexpected(TableError{TableError::Internal, "more than " + std::to_string(kMaxSymbols) + " symbols"});
     counts = &parts[0].map;
+    if (deltas) c.best_deltas = parts[1].map;
+  }
+  if (c.shape.shifted) {  // the shift code: the differences present (one at least), ascending
+    c.best_deltas.each([&](std::uint64_t d, std::uint64_t) { c.deltas.push_back(static_cast<std::uint8_t>(d)); });
+    if (c.deltas.empty()) c.deltas.push_back(0);  // an empty table
+    std::sort(c.deltas.begin(), c.deltas.end());
+    std::vector<std::uint64_t> dfreq;
+    for (std::size_t i = 0; i < c.deltas.size(); ++i) {
+      dfreq.push_back(std::max<std::uint64_t>(1, c.best_deltas.size() ? c.best_deltas.get(c.deltas[i]) : 0));
+      c.delta_symbol[c.deltas[i]] = static_cast<std::uint16_t>(i);
+    }
+    c.delta_lengths = huffman_lengths(dfreq, kMaxShiftBits);
+    c.delta_codes = canonical_codes(c.delta_lengths);
+    c.best_deltas = TupleMap();
   }
   c.shapes.clear();
   c.seen.reset();
@@ -738,19 +802,7 @@ std::expected<void, TableError> TableCoder::add_counts(const SymbolCounts& whole
     }
   }
   c.lengths = huffman_lengths(freq, kMaxCodeBits);
-  // Canonical codes: by (length, symbol number), each the previous plus one, shifted
-  // left at each longer length.
-  std::vector<std::size_t> order(c.symbols.size());
-  for (std::size_t s = 0; s < order.size(); ++s) order[s] = s;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return c.lengths[a] < c.lengths[b]; });
-  c.codes.assign(c.symbols.size(), 0);
-  std::uint32_t code = 0, len = c.lengths[order[0]];
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    const std::uint32_t l = c.lengths[order[i]];
-    if (i > 0) code = (code + 1) << (l - len);
-    len = l;
-    c.codes[order[i]] = code;
-  }
+  c.codes = canonical_codes(c.lengths);
   return {};
 }
 
@@ -762,6 +814,8 @@ void TableCoder::describe(TableHeader& h) const {
   h.tuple = c.shape.k;
   h.unit_shifts = c.shape.shifted;
   h.code_lengths = c.lengths;
+  h.shift_lengths = c.delta_lengths;
+  h.shift_deltas = c.deltas;
   h.symbol_runs.clear();
   h.symbol_values.clear();
   for (const std::uint64_t s : c.symbols) {
@@ -770,8 +824,9 @@ void TableCoder::describe(TableHeader& h) const {
   }
 }
 
-// Block b of the layout in format.h: the lengths of its units 0..n-2, then its units
-// (each its shift byte first in a shifted code, then its codes).
+// Block b of the layout in format.h: the lengths of its units 0..n-2, with shifts the
+// block's base, then its units (each its shift code first in a shifted code, then its
+// codes).
 std::expected<std::string, TableError> TableCoder::encode_block(const ValueRange& r, std::uint64_t b) const {
   const Code& c = *code_;
   const Entries e{r, c.shape.shifted, c.shape.shifted ? c.shifts_of(r) : nullptr};
@@ -780,23 +835,28 @@ std::expected<std::string, TableError> TableCoder::encode_block(const ValueRange
   const std::uint64_t count = std::min<std::uint64_t>(block_positions(), positions_ - first);
   const std::uint64_t units = (count + unit - 1) / unit;
   if (units == 0) return std::string();
-  // The block in place: the lengths first, then each unit's bytes written through a
-  // 64-bit buffer, 4 bytes at a time (a unit holds at most its shift byte and U codes
-  // of kMaxCodeBits bits, and up to 3 bytes of the last store are written over).
-  const std::size_t most_unit = 1 + (unit * kMaxCodeBits + 7) / 8;
-  std::string out(static_cast<std::size_t>(units - 1 + units * most_unit + 4), '\0');
+  // The block in place: the lengths first (and the base), then each unit's bytes
+  // written through a 64-bit buffer, 4 bytes at a time (a unit holds at most a shift
+  // code and U codes of kMaxCodeBits bits, and up to 3 bytes of the last store are
+  // written over).
+  const std::size_t most_unit = (kMaxShiftBits + unit * kMaxCodeBits + 7) / 8;
+  std::string out(static_cast<std::size_t>(units + units * most_unit + 4), '\0');
   auto* const head = reinterpret_cast<std::uint8_t*>(out.data());
   std::uint8_t* at = head + (units - 1);
+  std::uint8_t shifts[kDefaultUnitsPerBlock];
+  if (c.shape.shifted) {
+    for (std::uint64_t u = 0; u < units; ++u) shifts[u] = e.unit_shift((first + u * unit) / unit);
+    *at++ = shift_base(shifts, static_cast<std::size_t>(units));
+  }
   for (std::uint64_t u = 0; u < units; ++u) {
     std::uint8_t* const unit_at = at;
     const std::uint64_t p0 = first + u * unit;
     const std::uint64_t p1 = std::min<std::uint64_t>(p0 + unit, positions_);
-    if (c.shape.shifted) *at++ = e.unit_shift(p0 / unit);
     std::uint64_t acc = 0;  // the last `bits` bits not yet written, in its low bits
     unsigned bits = 0;
-    auto put = [&](std::size_t s) {
-      acc = acc << c.lengths[s] | c.codes[s];
-      if ((bits += c.lengths[s]) >= 32) {
+    auto put_code = [&](unsigned length, std::uint32_t code) {
+      acc = acc << length | code;
+      if ((bits += length) >= 32) {
         bits -= 32;
         const auto w = static_cast<std::uint32_t>(acc >> bits);
         at[0] = static_cast<std::uint8_t>(w >> 24);
@@ -806,6 +866,13 @@ std::expected<std::string, TableError> TableCoder::encode_block(const ValueRange
         at += 4;
       }
     };
+    auto put = [&](std::size_t s) { put_code(c.lengths[s], c.codes[s]); };
+    if (c.shape.shifted) {
+      const std::size_t d = c.delta_symbol[static_cast<std::uint8_t>(shifts[u] - head[units - 1])];
+      if (c.deltas[d] != static_cast<std::uint8_t>(shifts[u] - head[units - 1]))
+        return std::unexpected(TableError{TableError::Internal, "a unit shift the code was not counted with"});
+      put_code(c.delta_lengths[d], c.delta_codes[d]);
+    }
     if (!c.dense_number.empty()) {
       bool unknown = false;  // a value or symbol the counts did not hold
       unknown |= !parse_dense_unit(e, *c.dense, c.shape.k, c.shape.runs, p0, p1, static_cast<std::uint32_t>(unit),
@@ -846,6 +913,14 @@ std::string encode_header(const TableHeader& h) {
   for (const std::uint16_t x : h.symbol_values) {
     if (h.value_width == 1) code += static_cast<char>(x);
     else put16(code, x);
+  }
+  if (h.unit_shifts) {
+    std::uint8_t longest_shift = 0;
+    for (const std::uint8_t l : h.shift_lengths) longest_shift = std::max(longest_shift, l);
+    code += static_cast<char>(longest_shift);
+    put16(code, static_cast<std::uint16_t>(h.shift_lengths.size()));
+    for (const std::uint8_t l : h.shift_lengths) code += static_cast<char>(l);
+    for (const std::uint8_t d : h.shift_deltas) code += static_cast<char>(d);
   }
   std::string s(kMagic, 8);
   put32(s, kFormatVersion);

@@ -1,4 +1,4 @@
-// Edits the bytes of a table file (format version 6, format.h) and recomputes its
+// Edits the bytes of a table file (format version 7, format.h) and recomputes its
 // checksums, as a hostile writer would: the regression tests craft their files with
 // it, and the table fuzzer's mutator keeps mutated files past the checksums.
 #pragma once

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <random>
 #include <set>
 #include <thread>
@@ -118,6 +119,83 @@ TEST(Format, ShiftedUnitsAndLongCodes) {
   EXPECT_EQ(e.error().code, TableError::Corrupt);
   EXPECT_NE(e.error().message.find("holds a margin of"), std::string::npos) << e.error().message;
   EXPECT_FALSE((*bad)->read_all());
+}
+
+// Format 7's shift code (format.h): a unit's shift is its block's base plus a
+// difference coded by the file's shift code. A hostile shift code (too long, no
+// symbol, lengths that are not a complete code, differences out of order) is refused
+// when the file opens; a block whose units hold nothing (not even their shift codes)
+// is Corrupt when read, never a value.
+TEST(Format, HostileShiftCodesAreCorrupt) {
+  TempDir d;
+  const VariantPtr v = variant("oware");
+  const ClassKey key{0, 9};
+  const std::vector<std::uint8_t> bytes = drifting_margins(ClassIndex(*v, key).size(), 9);
+  const fs::path f = d.path / table_file_name(v->name(), key);
+  ASSERT_TRUE(write_table(f, *v, key, bytes, 1));
+  const auto raw = slurp(f);
+  const std::vector<std::uint8_t> good(raw.begin(), raw.end());
+  table_bytes::Layout l;
+  ASSERT_TRUE(table_bytes::layout(good, l));
+  {
+    auto t = TableFile::open(f);
+    ASSERT_TRUE(t) << t.error().message;
+    ASSERT_TRUE((*t)->header().unit_shifts);
+    ASSERT_GE((*t)->header().shift_lengths.size(), 3u);  // a code of several differences
+  }
+  // The shift code follows the value code: k, L, M, S, M lengths, M runs, M k values.
+  const std::size_t m = table_bytes::get(good, l.code + 2, 2);
+  const std::size_t sc = l.code + 5 + 2 * m + m * good[l.code];
+  const std::size_t ms = table_bytes::get(good, sc + 1, 2);
+  auto write = [&](std::vector<std::uint8_t> b) {
+    table_bytes::fix_checksums(b);
+    std::ofstream(f, std::ios::binary | std::ios::trunc).write(reinterpret_cast<const char*>(b.data()), static_cast<std::streamsize>(b.size()));
+  };
+  struct Edit {
+    const char* what;
+    std::function<void(std::vector<std::uint8_t>&)> apply;
+  };
+  const std::vector<Edit> edits = {
+      {"shift codes of 11 bits", [&](auto& b) { b[sc] = kMaxShiftBits + 1; }},
+      {"no shift symbol", [&](auto& b) { table_bytes::put(b, sc + 1, 2, 0); }},
+      {"257 shift symbols", [&](auto& b) { table_bytes::put(b, sc + 1, 2, 257); }},
+      {"shift lengths not a complete code", [&](auto& b) { b[sc + 3] = static_cast<std::uint8_t>(b[sc + 3] + 1); }},
+      {"a shift length of 0", [&](auto& b) { b[sc + 3] = 0; }},
+      {"differences out of order", [&](auto& b) { std::swap(b[sc + 3 + ms], b[sc + 4 + ms]); }},
+  };
+  for (const Edit& e : edits) {
+    auto b = good;
+    e.apply(b);
+    write(b);
+    auto t = TableFile::open(f);
+    ASSERT_FALSE(t) << e.what;
+    EXPECT_EQ(t.error().code, TableError::Corrupt) << e.what << ": " << t.error().message;
+  }
+  // Block 0 cut to its unit lengths, all 0, and its base: every unit is empty.
+  {
+    auto b = good;
+    const std::uint64_t o1 = table_bytes::get64(b, l.offsets + 8);
+    std::vector<std::uint8_t> cut(kDefaultUnitsPerBlock, 0);  // 63 lengths and the base
+    b.erase(b.begin() + static_cast<long>(l.data), b.begin() + static_cast<long>(l.data + o1));
+    b.insert(b.begin() + static_cast<long>(l.data), cut.begin(), cut.end());
+    const std::uint64_t shrink = o1 - cut.size();
+    for (std::uint64_t k = 1; k <= l.blocks; ++k) table_bytes::put64(b, l.offsets + 8 * k, table_bytes::get64(b, l.offsets + 8 * k) - shrink);
+    write(b);
+    auto t = TableFile::open(f, *v, key);
+    ASSERT_TRUE(t) << t.error().message;
+    for (const Index i : {Index{0}, Index{70}, Index{4095}}) {
+      auto x = (*t)->value(i);
+      ASSERT_FALSE(x) << i;
+      EXPECT_EQ(x.error().code, TableError::Corrupt) << x.error().message;
+    }
+    auto all = (*t)->read_all();
+    ASSERT_FALSE(all);
+    EXPECT_EQ(all.error().code, TableError::Corrupt) << all.error().message;
+  }
+  write(good);  // and the file as written reads back
+  auto t = TableFile::open(f, *v, key);
+  ASSERT_TRUE(t) << t.error().message;
+  EXPECT_EQ(*(*t)->read_all(), bytes);
 }
 
 // Block reads (TableFile::read_bytes_block: whole codes of a window a lookup, longer

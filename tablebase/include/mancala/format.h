@@ -7,7 +7,7 @@
 // (see TableFile::open). No general-purpose deserializer reads it. Writing (and the
 // folder lock) belongs to generation: table_writer.h, not installed.
 //
-// Layout (format version 6; every integer little-endian, no padding):
+// Layout (format version 7; every integer little-endian, no padding):
 //
 //   offset    size    field
 //   0         8       magic "MANCALTB"
@@ -56,32 +56,41 @@
 //   1 byte S: 1 when every unit begins with its shift (margins only, W = 1), else 0;
 //   M bytes: the code length of each symbol (1..L; 0 for a lone symbol);
 //   M bytes: j of each symbol;
-//   M k W bytes: each symbol's tuple, in table order.
+//   M k W bytes: each symbol's tuple, in table order;
+//   with S = 1, the shift code (below): 1 byte Ls, its longest code (0 only when it has
+//   one symbol; at most kMaxShiftBits); 2 bytes Ms, its symbols (1 <= Ms <= 256); Ms
+//   bytes: the code length of each (1..Ls; 0 for a lone symbol); Ms bytes: each
+//   symbol's difference d (u8, strictly increasing).
 // The code lengths satisfy Kraft's equality (sum 2^-len = 1: every bit string
 // starts with a code). Codes are assigned canonically: symbols in order of (length,
 // symbol number), each code the previous plus one, shifted left at each longer
-// length. C = 5 + 2 M + M k W. Without shifts every value of the code is checked
+// length. C = 5 + 2 M + M k W, plus 3 + 2 Ms with S = 1. Without shifts every value of the code is checked
 // against the class when the file is opened (a margin beyond the seeds in play, a
 // win/loss depth below 0, is Corrupt); with shifts each decoded margin is (the sum is
 // known only then). So a value the reader returns is always in range.
 //
 // Shifts. A class's margins drift along the ranking (the seeds on each side change
 // slowly with the rank), so a unit's margins cluster around a level of their own. With
-// S = 1, unit u's first byte is its shift s_u (int8: the writer takes the lower median
-// of the unit's margins), and its symbols code the margins less s_u (as int8): margin =
-// symbol value + s_u. A byte a unit (0.125 bits a position) buys more: Oware's 16-seed
-// class, 3.95 bits a position in format 4, is 3.68 with shifts and codes of up to 16
-// bits. The writer counts its best shape with shifts too and keeps the smaller.
+// S = 1, unit u has a shift s_u (int8: the writer takes the lower median of the unit's
+// margins), and its symbols code the margins less s_u (as int8): margin = symbol value
+// + s_u. The shifts of a block's units cluster around their block's base b (int8: the
+// writer takes the lower median of the block's shifts; Oware's 20-seed class: 98 %
+// within +-7 of it), so a unit begins with the code of d_u = s_u - b (mod 256) in the
+// file's shift code, a canonical Huffman code over the differences as the value code
+// is over the symbols: 3.3 bits a unit there, against a byte a unit in format 6. Shifts
+// buy more than they cost: Oware's 16-seed class, 3.95 bits a position in format 4, is
+// 3.68 with shift bytes and codes of up to 16 bits. The writer counts its best shape
+// with shifts too and keeps the smaller.
 //
 // A block: units u = 0..n-1 of U positions each (n = ceil(positions in the block / U),
 // the last unit of the table shorter): n-1 u8 lengths l_0, ..., l_{n-2} of units
-// 0..n-2, then the units' bytes from n-1: unit u is bytes [s_u, s_u + l_u) of that
-// part, s_u = l_0 + ... + l_{u-1} (s_0 = 0; the last unit runs to the block's end). A
-// unit is its shift byte (S = 1: every unit at least a byte), then the codes of its
-// symbols (covering its ceil(positions / k) tuples), most significant bit first, padded
-// with zero bits to a byte (a code of one symbol has no bits: without shifts its blocks
-// are empty). A unit holds at most U codes of at most 16 bits and a shift byte: 129
-// bytes at U = 64, so its length fits a byte. (Format 5 gave each unit a u16 start: a
+// 0..n-2, with S = 1 the block's base b (int8), then the units' bytes from n-1+S: unit
+// u is bytes [a_u, a_u + l_u) of that part, a_u = l_0 + ... + l_{u-1} (a_0 = 0; the
+// last unit runs to the block's end). A unit is (S = 1) the shift code of d_u, then
+// the codes of its symbols (covering its ceil(positions / k) tuples), most significant
+// bit first, padded with zero bits to a byte (a code of one symbol has no bits: a unit
+// may be empty). A unit holds at most a shift code of kMaxShiftBits and U codes of at
+// most 16 bits: 130 bytes at U = 64, so its length fits a byte. (Format 5 gave each unit a u16 start: a
 // byte a unit more, 0.125 bits a position; the reader adds the lengths before a unit, 8
 // of them an add, see unit_start.)
 // Position i is offset (i mod U) of unit (i mod B) / U of block i / B. A probe
@@ -109,8 +118,18 @@
 // unit 0 (bytes 00 00: sixteen codes "0", -2): one lookup of 11 bits covers the first codes
 // whole; position 70 is the 7th code of unit 1, read from byte 11 of the units.
 //
+// Worked example of shifts: a block of three units whose shifts are +4, +6 and +5 has
+// base +5 (the lower median), so differences -1, +1 and 0 (bytes FF, 01, 00). With a
+// shift code of the differences 00, 01, FF (ascending) of lengths 1, 2, 2 (Ms = 3,
+// Ls = 2: C grows by 3 + 6 bytes), the codes by (length, symbol) are 00 -> "0", 01 ->
+// "10", FF -> "11": the block is its two unit lengths, the byte 05, then unit 0 starting
+// with the bits "11" (shift 5 - 1 = +4), unit 1 with "10" (+6), unit 2 with "0" (+5),
+// each unit's value codes right after those bits. The reader looks the next Ls bits up
+// in a table of 2^Ls entries (d and the code's length) and adds d to the base.
+//
 // Files of format versions 1 to 5 are refused with "made by an older format
-// version N; regenerate" (4 had no S byte and no shifts, 5 u16 unit starts).
+// version N; regenerate" (4 had no S byte and no shifts, 5 u16 unit starts, 6 a shift
+// byte a unit).
 #pragma once
 
 #include <atomic>
@@ -132,8 +151,8 @@ namespace mancala {
 
 constexpr char kMagic[8] = {'M', 'A', 'N', 'C', 'A', 'L', 'T', 'B'};
 // 2: reachable-set position lists; 3: binary header; 4: Huffman-coded units read in
-// place; 5: unit shifts; 6: u8 unit lengths
-constexpr std::uint32_t kFormatVersion = 6;
+// place; 5: unit shifts; 6: u8 unit lengths; 7: shifts coded from a block base
+constexpr std::uint32_t kFormatVersion = 7;
 constexpr std::uint32_t kIndexVersion = 1;
 // 64: a probe skips 32 positions of codes on average (about 3.5 ns each); 256 made it
 // 2.7x slower for 6 % less bytes (results/probe.md).
@@ -143,6 +162,8 @@ constexpr std::uint32_t kMaxUnitPositions = 64;  // a unit's length fits a byte
 constexpr std::uint32_t kMaxBlockPositions = 1u << 15;
 constexpr std::uint32_t kMaxSymbols = 65535;
 constexpr std::uint32_t kMaxCodeBits = 16;
+// The longest shift code: the reader's shift table has 2^Ls u16 entries, 2 KiB at most.
+constexpr std::uint32_t kMaxShiftBits = 10;
 // The longest code the reader looks up in one step: its decode tables have 2^T entries
 // of 10 bytes, T = max(min(L, 12), 11), 40 KiB at T = 12; a longer code takes a second
 // lookup in a sub-table of 2^(L - T) entries.
@@ -173,10 +194,12 @@ struct TableHeader {
   std::uint32_t subset_crc = 0;
   // The code: k values a symbol, the symbols' code lengths and values (W bytes each).
   std::uint32_t tuple = 1;
-  bool unit_shifts = false;  // S: each unit's first byte is its shift (margins only)
+  bool unit_shifts = false;  // S: each unit's values are coded less its shift (margins only)
   std::vector<std::uint8_t> code_lengths;
   std::vector<std::uint8_t> symbol_runs;     // j: the symbol is its tuple repeated 2^j times
   std::vector<std::uint16_t> symbol_values;  // M k entries, raw (W = 1: the byte)
+  // S = 1: the shift code, its symbols' code lengths and differences d (ascending).
+  std::vector<std::uint8_t> shift_lengths, shift_deltas;
 
   // Only meaningful once the header has been checked against a variant (seeds fits).
   ClassKey key() const { return ClassKey{state, static_cast<int>(seeds)}; }
@@ -209,6 +232,11 @@ Result<TableName> parse_table_file_name(const std::string& name);
 std::string check_class_key(const Variant& v, const ClassKey& key);
 
 std::uint32_t crc32(const void* data, std::size_t n);
+// The canonical codes of a prefix code's lengths (the value code and the shift code of
+// the layout above): symbols in order of (length, symbol number), each code the
+// previous plus one, shifted left at each longer length (a lone symbol of length 0:
+// code 0). Lengths {2, 2, 1}: codes 10, 11, 0.
+std::vector<std::uint32_t> canonical_codes(const std::vector<std::uint8_t>& lengths);
 // Little-endian fields: appended to a string, read from bytes (the layouts here and
 // search.h's table file).
 void put16(std::string& s, std::uint16_t v);
@@ -335,7 +363,8 @@ class TableFile {
  private:
   // Where position i's unit lies: its block's bytes [block, block + bytes) (from the
   // offsets: inside the file), the block's units, the unit u, and where the codes start
-  // (after the n - 1 lengths; at most `bytes` in a block not yet checked).
+  // (after the n - 1 lengths and, S = 1, the base; at most `bytes` in a block not yet
+  // checked).
   struct UnitPlace {
     const unsigned char* block;
     std::uint64_t bytes, codes_at;
@@ -349,8 +378,16 @@ class TableFile {
     const std::uint64_t count = std::min<std::uint64_t>(header_.block_positions, header_.positions - first);
     const auto units = static_cast<std::uint32_t>((count + header_.unit_positions - 1) >> unit_shift_);
     const auto u = static_cast<std::uint32_t>((i - first) >> unit_shift_);
-    return {map_ + data_start_ + o0, o1 - o0, std::min<std::uint64_t>(units - 1, o1 - o0), units, u};
+    return {map_ + data_start_ + o0, o1 - o0, std::min<std::uint64_t>(units - 1 + (header_.unit_shifts ? 1 : 0), o1 - o0),
+            units, u};
   }
+  // S = 1: the shift of the unit whose bits start at `bit` of `codes` (a checked
+  // block's codes, p.block + p.codes_at): the block's base (the byte before the codes)
+  // plus the difference its shift code gives, one lookup of the next Ls bits; `bit`
+  // moves past the code (the caller checks it against the unit's end).
+  int unit_shift_at(const unsigned char* codes, std::uint64_t& bit) const;
+  // Corrupt: unit u of block b ends before its positions (or its shift code).
+  TableError short_unit(std::size_t b, std::size_t u) const;
   // Where unit u starts in its block's codes: the sum of the lengths of units 0..u-1
   // (the block's first u bytes), eight bytes an add: each 64-bit word's bytes summed in
   // pairs, then the four pairs by a multiply. Reads whole words from `lengths`: the
@@ -411,6 +448,10 @@ class TableFile {
   std::uint32_t long_bits_ = 0;  // L - T: the bits a long code's sub-table reads
   std::size_t long_at_ = 0;      // where the sub-tables start in decode_
   int margin_bound_ = 0;  // the largest margin of the class (its seeds, at most 127)
+  // S = 1: the shift code's table, 2^Ls entries (Ls = shift_bits_): bits 0-7 the
+  // difference of the code the window starts with, bits 8-11 its length.
+  std::vector<std::uint16_t> shift_decode_;
+  std::uint32_t shift_bits_ = 0;
   // Decode table, 2^T entries (T = table_bits_): bits 0-15 the symbol of the first code, 16-20
   // its length, 21-36 its positions, 37-41 / 42-57 the bits / positions of the whole codes in
   // the window (length 0: a longer code, bits 0-15 its sub-table's number); then the skip
