@@ -608,10 +608,9 @@ std::expected<std::uint16_t, TableError> TableFile::shifted(std::uint16_t raw, i
   return static_cast<std::uint8_t>(margin);
 }
 
-int TableFile::unit_shift_at(const unsigned char* codes, std::uint64_t& bit) const {
-  const std::uint64_t window = load_be64(codes + (bit >> 3)) << (bit & 7);
+int TableFile::unit_shift(std::uint64_t window, const unsigned char* codes, std::uint32_t& used) const {
   const std::uint16_t e = shift_decode_[shift_bits_ ? static_cast<std::size_t>(window >> (64 - shift_bits_)) : 0];
-  bit += e >> 8;
+  used = e >> 8;
   return static_cast<std::int8_t>(static_cast<std::uint8_t>(codes[-1] + e));  // base + d (mod 256)
 }
 
@@ -640,9 +639,16 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
   const std::uint64_t end = u + 1 < p.units ? start + p.block[u] : p.bytes - p.codes_at;
   std::uint64_t bit = start * 8;
   const std::uint64_t end_bit = end * 8;
+  // The unit's first 64 bits (it starts on a byte): its shift code, then its codes.
+  std::uint64_t buf = load_be64(data + start);
+  std::uint32_t avail = 64;
   int shift = 0;
   if (h.unit_shifts) {
-    shift = unit_shift_at(data, bit);
+    std::uint32_t used = 0;
+    shift = unit_shift(buf, data, used);
+    bit += used;
+    buf <<= used;
+    avail -= used;
     if (bit > end_bit) return std::unexpected(short_unit(b, u));
   }
   if (decode_.empty()) return shifted(h.symbol_values[j & (h.tuple - 1)], shift, b, u);
@@ -655,8 +661,6 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
   // bytes keep every load inside it).
   const std::uint16_t* skip = reinterpret_cast<const std::uint16_t*>(decode_.data() + (std::size_t{1} << T));
   std::uint32_t at = 0;
-  std::uint64_t buf = load_be64(data + (bit >> 3)) << (bit & 7);
-  std::uint32_t avail = 64 - static_cast<std::uint32_t>(bit & 7);
   for (;;) {
     if (avail < kMaxCodeBits) {
       if (bit > end_bit) break;
@@ -699,7 +703,9 @@ std::expected<void, TableError> TableFile::decode_unit(std::size_t b, std::size_
   std::uint64_t bit = start * 8;
   int shift = 0;
   if (h.unit_shifts) {
-    shift = unit_shift_at(data, bit);
+    std::uint32_t used = 0;
+    shift = unit_shift(load_be64(data + start), data, used);
+    bit += used;
     if (bit > end * 8) return std::unexpected(short_unit(b, u));
   }
   for (std::uint64_t j = 0; j < count && decode_.empty(); ++j) out[j] = h.symbol_values[j & (h.tuple - 1)];
@@ -777,7 +783,11 @@ std::expected<void, TableError> TableFile::read_bytes_block(std::size_t b, std::
     std::uint64_t bit = start * 8;
     const std::uint64_t end_bit = end * 8;
     int shift = 0;
-    if (h.unit_shifts) shift = unit_shift_at(data, bit);  // past end_bit: the first code fails
+    if (h.unit_shifts) {  // past end_bit: the first code fails
+      std::uint32_t used = 0;
+      shift = unit_shift(load_be64(data + start), data, used);
+      bit += used;
+    }
     // Stores of 8 bytes: what passes the unit's end is written over by the next unit
     // (or is the caller's slack). A symbol starts on a tuple, so its pattern lines up.
     // The next bits wait in a 64-bit buffer, refilled when fewer than a longest code

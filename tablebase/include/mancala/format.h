@@ -381,11 +381,12 @@ class TableFile {
     return {map_ + data_start_ + o0, o1 - o0, std::min<std::uint64_t>(units - 1 + (header_.unit_shifts ? 1 : 0), o1 - o0),
             units, u};
   }
-  // S = 1: the shift of the unit whose bits start at `bit` of `codes` (a checked
-  // block's codes, p.block + p.codes_at): the block's base (the byte before the codes)
-  // plus the difference its shift code gives, one lookup of the next Ls bits; `bit`
-  // moves past the code (the caller checks it against the unit's end).
-  int unit_shift_at(const unsigned char* codes, std::uint64_t& bit) const;
+  // S = 1: the shift of the unit whose first 64 bits are `window` (a unit starts on a
+  // byte of `codes`, a checked block's codes, p.block + p.codes_at): the block's base
+  // (the byte before the codes) plus the difference its shift code gives, one lookup
+  // of the window's top Ls bits; `used` is the code's length (the caller checks the
+  // bits against the unit's end).
+  int unit_shift(std::uint64_t window, const unsigned char* codes, std::uint32_t& used) const;
   // Corrupt: unit u of block b ends before its positions (or its shift code).
   TableError short_unit(std::size_t b, std::size_t u) const;
   // Where unit u starts in its block's codes: the sum of the lengths of units 0..u-1
