@@ -608,12 +608,6 @@ std::expected<std::uint16_t, TableError> TableFile::shifted(std::uint16_t raw, i
   return static_cast<std::uint8_t>(margin);
 }
 
-int TableFile::unit_shift(std::uint64_t window, const unsigned char* codes, std::uint32_t& used) const {
-  const std::uint16_t e = shift_decode_[shift_bits_ ? static_cast<std::size_t>(window >> (64 - shift_bits_)) : 0];
-  used = e >> 8;
-  return static_cast<std::int8_t>(static_cast<std::uint8_t>(codes[-1] + e));  // base + d (mod 256)
-}
-
 TableError TableFile::short_unit(std::size_t b, std::size_t u) const {
   return TableError{TableError::Corrupt,
                     path_.string() + ": block " + std::to_string(b) + " unit " + std::to_string(u) + " ends before its positions"};

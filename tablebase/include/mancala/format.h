@@ -386,7 +386,11 @@ class TableFile {
   // (the byte before the codes) plus the difference its shift code gives, one lookup
   // of the window's top Ls bits; `used` is the code's length (the caller checks the
   // bits against the unit's end).
-  int unit_shift(std::uint64_t window, const unsigned char* codes, std::uint32_t& used) const;
+  int unit_shift(std::uint64_t window, const unsigned char* codes, std::uint32_t& used) const {
+    const std::uint16_t e = shift_decode_[shift_bits_ ? static_cast<std::size_t>(window >> (64 - shift_bits_)) : 0];
+    used = e >> 8;
+    return static_cast<std::int8_t>(static_cast<std::uint8_t>(codes[-1] + e));  // base + d (mod 256)
+  }
   // Corrupt: unit u of block b ends before its positions (or its shift code).
   TableError short_unit(std::size_t b, std::size_t u) const;
   // Where unit u starts in its block's codes: the sum of the lengths of units 0..u-1
