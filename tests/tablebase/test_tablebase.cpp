@@ -86,13 +86,25 @@ std::vector<std::uint8_t> drifting_margins(std::size_t n, int seeds) {
   return bytes;
 }
 
+// Oware's 9-seed class of drifting margins, written as a table (a shifted one).
+struct DriftingTable {
+  VariantPtr v = variant("oware");
+  ClassKey key{0, 9};
+  std::vector<std::uint8_t> bytes = drifting_margins(ClassIndex(*v, key).size(), 9);
+  fs::path write(const fs::path& dir) const {
+    const fs::path f = dir / table_file_name(v->name(), key);
+    EXPECT_TRUE(write_table(f, *v, key, bytes, 1));
+    return f;
+  }
+};
+
 TEST(Format, ShiftedUnitsAndLongCodes) {
   TempDir d;
-  const VariantPtr v = variant("oware");
-  const ClassKey key{0, 9};
-  const std::vector<std::uint8_t> bytes = drifting_margins(ClassIndex(*v, key).size(), 9);
-  const fs::path f = d.path / table_file_name(v->name(), key);
-  ASSERT_TRUE(write_table(f, *v, key, bytes, 1));
+  const DriftingTable table;
+  const VariantPtr& v = table.v;
+  const ClassKey key = table.key;
+  const std::vector<std::uint8_t>& bytes = table.bytes;
+  const fs::path f = table.write(d.path);
   auto t = TableFile::open(f);
   ASSERT_TRUE(t) << t.error().message;
   const TableHeader& h = (*t)->header();
@@ -128,11 +140,10 @@ TEST(Format, ShiftedUnitsAndLongCodes) {
 // is Corrupt when read, never a value.
 TEST(Format, HostileShiftCodesAreCorrupt) {
   TempDir d;
-  const VariantPtr v = variant("oware");
-  const ClassKey key{0, 9};
-  const std::vector<std::uint8_t> bytes = drifting_margins(ClassIndex(*v, key).size(), 9);
-  const fs::path f = d.path / table_file_name(v->name(), key);
-  ASSERT_TRUE(write_table(f, *v, key, bytes, 1));
+  const DriftingTable table;
+  const VariantPtr& v = table.v;
+  const ClassKey key = table.key;
+  const fs::path f = table.write(d.path);
   const auto raw = slurp(f);
   const std::vector<std::uint8_t> good(raw.begin(), raw.end());
   table_bytes::Layout l;
@@ -195,7 +206,7 @@ TEST(Format, HostileShiftCodesAreCorrupt) {
   write(good);  // and the file as written reads back
   auto t = TableFile::open(f, *v, key);
   ASSERT_TRUE(t) << t.error().message;
-  EXPECT_EQ(*(*t)->read_all(), bytes);
+  EXPECT_EQ(*(*t)->read_all(), table.bytes);
 }
 
 // Block reads (TableFile::read_bytes_block: whole codes of a window a lookup, longer
