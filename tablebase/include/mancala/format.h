@@ -110,8 +110,8 @@
 // K = 64 (B = 4096): one block of two units (64 and 14 positions). The writer picks k = 1
 // without runs (j = 0): three symbols in table order (ascending raw bytes) 0, +2, -2 (0x00,
 // 0x02, 0xFE), code lengths 2, 2, 1 (Kraft: 1/4 + 1/4 + 1/2 = 1), so by (length, symbol)
-// the codes are -2 -> "0", 0 -> "10", +2 -> "11" (S = 0: two shift bytes would cost more
-// than they save). The block: the length of unit 0 (u8 11),
+// the codes are -2 -> "0", 0 -> "10", +2 -> "11" (S = 0: a base and two shift codes would
+// cost more than they save). The block: the length of unit 0 (u8 11),
 // unit 0's 64 codes in 11 bytes, unit 1's 14 in 4. C = 5 + 2 * 3 + 3 = 14, V = 5, G = 16,
 // H = 104 + 5 + 16 + 14 = 139, D = 139 + 12 + 12 = 163, and the file (oware.2.000...0.mtb)
 // is 163 + 16 + 8 = 187 bytes. The value of position 3 is the symbol of the 4th code of
