@@ -17,8 +17,10 @@
  *   chain  one-byte reads of the array where each index depends on the byte read before
  *          (2 million a thread): the latency of one random read from memory, the floor
  *          of any call that must wait for one (the array reads overlap theirs)
+ *   hot    mtb_value_pits of one position (the thread's first) again and again: what a
+ *          call costs with everything it reads in the cache (its instructions alone)
  * and prints "threads T array A pits P text X probe Q batch Y chain Z pprobe R cpu array A'
- * pits P' text X' probe Q' batch Y' chain Z' pprobe R'":
+ * pits P' text X' probe Q' batch Y' chain Z' pprobe R' hot H H'":
  * calls per second of wall time (all threads), then per second of the process's CPU
  * time (the figure that holds on a machine shared with other jobs). */
 #define _POSIX_C_SOURCE 200809L
@@ -99,6 +101,9 @@ static void* work(void* arg) {
         j->sum += r.value + n;
         break;
       }
+      case 7: /* the same call as 1, on the thread's first position */
+        p = &positions[(size_t)j->id * count / (size_t)threads];
+        /* fall through */
       case 1:
         if (mtb_value_pits(tb, p->variant, p->pits, NULL, p->side, &value, &plies) != MTB_OK) j->failed = 1;
         j->sum += value;
@@ -215,13 +220,14 @@ int main(int argc, char** argv) {
   array_reads = count < 20000000 ? 20000000 : count;
   rate(1); /* first touch of the tables: maps, indexes, block checks */
   {
-    double w[7], c[7];
+    double w[8], c[8];
     int m;
     /* PROBE_MODES=digits: only those figures (0 array, 1 values from numbers, 2 from text,
-       3 full probes from text, 4 batches, 5 dependent reads, 6 full probes from numbers),
+       3 full probes from text, 4 batches, 5 dependent reads, 6 full probes from numbers,
+       7 one position again),
        e.g. to profile one call; the others print 0 */
     const char* only = getenv("PROBE_MODES");
-    for (m = 0; m < 7; ++m) {
+    for (m = 0; m < 8; ++m) {
       if (only && !strchr(only, '0' + m)) {
         w[m] = c[m] = 0.0;
         continue;
@@ -230,8 +236,8 @@ int main(int argc, char** argv) {
       c[m] = (m == 0 || m == 5) && !array_bytes ? 0.0 : cpu_rate;
     }
     printf("threads %d array %.0f pits %.0f text %.0f probe %.0f batch %.0f chain %.0f pprobe %.0f cpu array %.0f pits %.0f "
-           "text %.0f probe %.0f batch %.0f chain %.0f pprobe %.0f\n",
-           threads, w[0], w[1], w[2], w[3], w[4], w[5], w[6], c[0], c[1], c[2], c[3], c[4], c[5], c[6]);
+           "text %.0f probe %.0f batch %.0f chain %.0f pprobe %.0f hot %.0f %.0f\n",
+           threads, w[0], w[1], w[2], w[3], w[4], w[5], w[6], c[0], c[1], c[2], c[3], c[4], c[5], c[6], w[7], c[7]);
   }
   mtb_close(tb);
   return 0;
