@@ -9,13 +9,14 @@ namespace mancala {
 
 namespace {
 
+bool blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 // The blank-separated words of s, as views into it, into out (cleared first). The
 // callers' buffers are a thread's own and keep their room: a parse allocates nothing
 // once warm (it made a dozen allocations a position, a tenth of a value's time from
 // text).
 void words(std::string_view s, std::vector<std::string_view>& out) {
   out.clear();
-  const auto blank = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
   for (std::size_t i = 0; i < s.size();) {
     while (i < s.size() && blank(s[i])) ++i;
     const std::size_t from = i;
@@ -44,26 +45,28 @@ Result<VariantPtr> cached_variant(std::string_view spec) {
 }  // namespace
 
 Result<ParsedPosition> parse_position(std::string_view text) {
-  thread_local std::vector<std::string_view> w;
-  words(text, w);
-  if (w.empty()) return fail_with(Error::BadPosition, "empty position (expected: VARIANT PITS SIDE [FLAGS])");
-  auto v = cached_variant(w[0]);
+  // The first word (the variant) only: the rest is split by the parse below.
+  std::size_t from = 0;
+  while (from < text.size() && blank(text[from])) ++from;
+  std::size_t to = from;
+  while (to < text.size() && !blank(text[to])) ++to;
+  if (to == from) return fail_with(Error::BadPosition, "empty position (expected: VARIANT PITS SIDE [FLAGS])");
+  auto v = cached_variant(text.substr(from, to - from));
   if (!v) return fail_with(Error::BadPosition, v.error().message);
-  const std::size_t at = static_cast<std::size_t>(w[0].data() - text.data()) + w[0].size();
-  return parse_position(*v, text.substr(at));
+  return parse_position(*v, text.substr(to));
 }
 
 Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest) {
   thread_local std::vector<std::string_view> w;
   words(rest, w);
-  const std::string who = v->name();
-  if (w.size() < 2) return fail_with(Error::BadPosition, who + ": expected PITS SIDE [FLAGS] after the variant, e.g. '" + format_position(*v, v->start(), Side::South) + "'");
+  const auto who = [&] { return v->name(); };  // for messages only (a name is built each call)
+  if (w.size() < 2) return fail_with(Error::BadPosition, who() + ": expected PITS SIDE [FLAGS] after the variant, e.g. '" + format_position(*v, v->start(), Side::South) + "'");
   // Flags first: they can change the board's geometry (none do today but Cenne's flip).
   Position p;
   Side side;
   if (w[1] == "S") side = Side::South;
   else if (w[1] == "N") side = Side::North;
-  else return fail_with(Error::BadPosition, who + ": side to move must be S or N, got '" + std::string(w[1]) + "'");
+  else return fail_with(Error::BadPosition, who() + ": side to move must be S or N, got '" + std::string(w[1]) + "'");
   int jeppe = -1;
   for (std::size_t i = 2; i < w.size(); ++i) {
     const std::string_view f = w[i];
@@ -74,17 +77,17 @@ Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest
       const char* b = f.data() + 6;
       const auto [ptr, ec] = std::from_chars(b, f.data() + f.size(), j);
       if (ec != std::errc() || ptr != f.data() + f.size() || j < 0 || j >= v->pits())
-        return fail_with(Error::BadPosition, who + ": jeppe must name a pit 0.." + std::to_string(v->pits() - 1) + ", got '" + std::string(f) + "'");
+        return fail_with(Error::BadPosition, who() + ": jeppe must name a pit 0.." + std::to_string(v->pits() - 1) + ", got '" + std::string(f) + "'");
       jeppe = j;
     } else {
-      return fail_with(Error::BadPosition, who + ": unknown flag '" + std::string(f) + "' (known: first, atappe, jeppe=P)");
+      return fail_with(Error::BadPosition, who() + ": unknown flag '" + std::string(f) + "' (known: first, atappe, jeppe=P)");
     }
   }
   // PITS, as written: South's half first in circuit order from pit 0.
   const std::string_view pits = w[0];
   const std::size_t slash = pits.find('/');
   if (slash == std::string_view::npos || pits.find('/', slash + 1) != std::string_view::npos)
-    return fail_with(Error::BadPosition, who + ": pits must be two halves separated by one '/', got '" + std::string(pits) + "'");
+    return fail_with(Error::BadPosition, who() + ": pits must be two halves separated by one '/', got '" + std::string(pits) + "'");
   Position absolute;  // South-at-bottom orientation as written
   const int south_n = v->south_pits(absolute);
   const int total_n = v->pits();
@@ -96,7 +99,7 @@ Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest
     const std::string_view half = halves[h];
     const auto got = static_cast<std::size_t>(std::count(half.begin(), half.end(), ',')) + 1;
     if (static_cast<int>(got) != want[h])
-      return fail_with(Error::BadPosition, who + ": " + (h == 0 ? "South" : "North") + "'s half must list " + std::to_string(want[h]) +
+      return fail_with(Error::BadPosition, who() + ": " + (h == 0 ? "South" : "North") + "'s half must list " + std::to_string(want[h]) +
                              " pits, got " + std::to_string(got) + " in '" + std::string(half) + "'");
     for (std::size_t from = 0, to = 0; from <= half.size(); from = to + 1) {
       for (to = from; to < half.size() && half[to] != ','; ++to) {
@@ -119,9 +122,9 @@ Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest
         n = 0;
         const auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), n);
         if (cell.empty() || ec != std::errc() || ptr != cell.data() + cell.size())
-          return fail_with(Error::BadPosition, who + ": pit " + std::to_string(idx) + " must be a number of seeds (optionally with suffix S, N or x), got '" + std::string(cell) + "'");
+          return fail_with(Error::BadPosition, who() + ": pit " + std::to_string(idx) + " must be a number of seeds (optionally with suffix S, N or x), got '" + std::string(cell) + "'");
       }
-      if (n < 0 || n > 255) return fail_with(Error::BadPosition, who + ": pit " + std::to_string(idx) + " holds an impossible number of seeds (" + std::to_string(n) + ")");
+      if (n < 0 || n > 255) return fail_with(Error::BadPosition, who() + ": pit " + std::to_string(idx) + " holds an impossible number of seeds (" + std::to_string(n) + ")");
       absolute.pits[static_cast<std::size_t>(idx)] = static_cast<Seeds>(n);
       absolute.marks[static_cast<std::size_t>(idx)] = mark;
       ++idx;
@@ -129,7 +132,7 @@ Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest
   }
   absolute.flags = p.flags;
   absolute.jeppe = static_cast<std::int8_t>(jeppe);
-  if (std::string err = v->check(absolute); !err.empty()) return fail_with(Error::BadPosition, who + ": " + err);
+  if (std::string err = v->check(absolute); !err.empty()) return fail_with(Error::BadPosition, who() + ": " + err);
   ParsedPosition out;
   out.variant = v;
   out.side = side;
