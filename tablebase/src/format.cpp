@@ -217,6 +217,22 @@ inline std::uint64_t load_be64(const unsigned char* p) {
 
 }  // namespace
 
+namespace {
+// Empty when `lengths` are a complete prefix code of codes up to `longest` bits (each
+// 1..longest, Kraft's equality; a lone symbol has length 0 and no bits); else why not,
+// naming the code `what` ("code", "shift code").
+std::string prefix_code_error(const std::vector<std::uint8_t>& lengths, std::uint32_t longest, const std::string& what) {
+  const bool lone = lengths.size() == 1;
+  std::uint64_t kraft = 0;
+  for (const std::uint8_t l : lengths) {
+    if (l > longest || (l == 0) != lone) return "a " + what + " length of " + std::to_string(l) + " bits";
+    if (!lone) kraft += 1ull << (longest - l);
+  }
+  if (!lone && kraft != 1ull << longest) return "the " + what + " lengths are not a complete prefix code";
+  return {};
+}
+}  // namespace
+
 std::vector<std::uint32_t> canonical_codes(const std::vector<std::uint8_t>& lengths) {
   std::vector<std::uint32_t> order(lengths.size()), codes(lengths.size(), 0);
   for (std::uint32_t s = 0; s < order.size(); ++s) order[s] = s;
@@ -378,12 +394,7 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
   const std::uint64_t value_code = 5 + 2 * static_cast<std::uint64_t>(m) + static_cast<std::uint64_t>(m) * h.tuple * h.value_width;
   if (h.unit_shifts ? clen < value_code + 3 : clen != value_code) return corrupt("the code's length does not fit its symbols");
   h.code_lengths.assign(p + 5, p + 5 + m);
-  std::uint64_t kraft = 0;
-  for (const std::uint8_t l : h.code_lengths) {
-    if (l > longest || (l == 0) != (m == 1)) return corrupt("a code length of " + std::to_string(l) + " bits");
-    if (m > 1) kraft += 1ull << (longest - l);
-  }
-  if (m > 1 && kraft != 1ull << longest) return corrupt("the code lengths are not a complete prefix code");
+  if (const std::string why = prefix_code_error(h.code_lengths, longest, "code"); !why.empty()) return corrupt(why);
   p += 5 + m;
   h.symbol_runs.assign(p, p + m);
   for (const std::uint8_t j : h.symbol_runs)
@@ -403,14 +414,9 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
     if (clen != value_code + 3 + 2 * static_cast<std::uint64_t>(ms)) return corrupt("the code's length does not fit its shift code");
     h.shift_lengths.assign(p + 3, p + 3 + ms);
     h.shift_deltas.assign(p + 3 + ms, p + 3 + 2 * ms);
-    std::uint64_t sum = 0;
-    for (std::uint32_t i = 0; i < ms; ++i) {
-      const std::uint32_t l = h.shift_lengths[i];
-      if (l > ls || (l == 0) != (ms == 1)) return corrupt("a shift code length of " + std::to_string(l) + " bits");
-      if (i > 0 && h.shift_deltas[i] <= h.shift_deltas[i - 1]) return corrupt("shift differences not increasing");
-      if (ms > 1) sum += 1ull << (ls - l);
-    }
-    if (ms > 1 && sum != 1ull << ls) return corrupt("the shift code lengths are not a complete prefix code");
+    if (const std::string why = prefix_code_error(h.shift_lengths, ls, "shift code"); !why.empty()) return corrupt(why);
+    for (std::uint32_t i = 1; i < ms; ++i)
+      if (h.shift_deltas[i] <= h.shift_deltas[i - 1]) return corrupt("shift differences not increasing");
     t->shift_bits_ = ls;
     t->shift_decode_.assign(std::size_t{1} << ls, 0);
     const std::vector<std::uint32_t> codes = canonical_codes(h.shift_lengths);
@@ -469,12 +475,10 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
     std::vector<std::uint32_t> order(m);
     for (std::uint32_t s = 0; s < m; ++s) order[s] = s;
     std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) { return h.code_lengths[a] < h.code_lengths[b]; });
-    std::uint32_t code = 0, len = h.code_lengths[order[0]];
+    const std::vector<std::uint32_t> codes = canonical_codes(h.code_lengths);
     std::size_t last_prefix = ~std::size_t{0};
-    for (std::uint32_t i = 0; i < m; ++i) {
-      const std::uint32_t s = order[i], l = h.code_lengths[s];
-      if (i > 0) code = (code + 1) << (l - len);
-      len = l;
+    for (std::uint32_t i = 0; i < m; ++i) {  // in code order: a prefix's long codes come together
+      const std::uint32_t s = order[i], l = h.code_lengths[s], code = codes[s];
       const std::uint64_t span = std::uint64_t{h.tuple} << h.symbol_runs[s];
       const std::uint64_t e = s | std::uint64_t{l} << 16 | span << 21;
       if (l <= T) {
