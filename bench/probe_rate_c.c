@@ -108,6 +108,9 @@ static void* work(void* arg) {
         if (mtb_value_pits(tb, p->variant, p->pits, NULL, p->side, &value, &plies) != MTB_OK) j->failed = 1;
         j->sum += value;
         break;
+      case 8: /* the same call as 2, on the thread's first position */
+        p = &positions[(size_t)j->id * count / (size_t)threads];
+        /* fall through */
       case 2:
         if (mtb_value(tb, p->text, &value, &plies) != MTB_OK) j->failed = 1;
         j->sum += value;
@@ -220,14 +223,14 @@ int main(int argc, char** argv) {
   array_reads = count < 20000000 ? 20000000 : count;
   rate(1); /* first touch of the tables: maps, indexes, block checks */
   {
-    double w[8], c[8];
+    double w[9], c[9];
     int m;
     /* PROBE_MODES=digits: only those figures (0 array, 1 values from numbers, 2 from text,
        3 full probes from text, 4 batches, 5 dependent reads, 6 full probes from numbers,
-       7 one position again),
+       7 one position again, 8 one position again as text),
        e.g. to profile one call; the others print 0 */
     const char* only = getenv("PROBE_MODES");
-    for (m = 0; m < 8; ++m) {
+    for (m = 0; m < 9; ++m) {
       if (only && !strchr(only, '0' + m)) {
         w[m] = c[m] = 0.0;
         continue;
@@ -236,8 +239,8 @@ int main(int argc, char** argv) {
       c[m] = (m == 0 || m == 5) && !array_bytes ? 0.0 : cpu_rate;
     }
     printf("threads %d array %.0f pits %.0f text %.0f probe %.0f batch %.0f chain %.0f pprobe %.0f cpu array %.0f pits %.0f "
-           "text %.0f probe %.0f batch %.0f chain %.0f pprobe %.0f hot %.0f %.0f\n",
-           threads, w[0], w[1], w[2], w[3], w[4], w[5], w[6], c[0], c[1], c[2], c[3], c[4], c[5], c[6], w[7], c[7]);
+           "text %.0f probe %.0f batch %.0f chain %.0f pprobe %.0f hot %.0f %.0f hottext %.0f %.0f\n",
+           threads, w[0], w[1], w[2], w[3], w[4], w[5], w[6], c[0], c[1], c[2], c[3], c[4], c[5], c[6], w[7], c[7], w[8], c[8]);
   }
   mtb_close(tb);
   return 0;

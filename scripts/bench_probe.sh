@@ -13,7 +13,8 @@
 # mtb_value (as text), full probes by mtb_probe, batches by mtb_values_pits, and dependent
 # reads of the array (each index from the byte read before: one memory latency, the
 # floor of a single call that misses), and mtb_value_pits of one position again and
-# again (everything in the cache: the floor of the call's instructions), all in the
+# again (everything in the cache: the floor of the call's instructions), mtb_value of
+# one position again (the same with the parse of its text), all in the
 # same run. Peak memory: the
 # peak resident size (GNU time) of the 8-thread run without the array, beside the
 # bytes of the tables (the mapped files).
@@ -43,10 +44,10 @@ for seeds in $SEEDS; do
   bytes=$(sed -E 's/.* positions, ([0-9]+) bytes.*/\1/' <<<"$tables")
   sizes+="| up to $seeds | $positions | $bytes | $(awk -v b="$bytes" -v n="$positions" 'BEGIN { printf "%.3f", b / n }') |"$'\n'
   for t in 1 2 8; do
-    read -r _ _ _ array _ pits _ text _ probe _ batch _ chain _ pprobe _ _ carray _ cpits _ ctext _ cprobe _ cbatch _ cchain _ cpprobe _ hot chot \
+    read -r _ _ _ array _ pits _ text _ probe _ batch _ chain _ pprobe _ _ carray _ cpits _ ctext _ cprobe _ cbatch _ cchain _ cpprobe _ hot chot _ hottext chottext \
       <<<"$("$BUILD/bench/probe_rate_c" "$dir" "$WORK/positions.txt" "$t" "$positions")"
-    rows+="| up to $seeds | $t | $(fmt "$array") | $(fmt "$pits") ($(ratio "$array" "$pits")) | $(fmt "$text") ($(ratio "$array" "$text")) | $(fmt "$probe") ($(ratio "$array" "$probe")) | $(fmt "$pprobe") ($(ratio "$array" "$pprobe")) | $(fmt "$batch") ($(ratio "$array" "$batch")) | $(fmt "$chain") ($(ratio "$array" "$chain")) | $(fmt "$hot") ($(ratio "$array" "$hot")) |"$'\n'
-    crows+="| up to $seeds | $t | $(fmt "$carray") | $(fmt "$cpits") ($(ratio "$carray" "$cpits")) | $(fmt "$ctext") ($(ratio "$carray" "$ctext")) | $(fmt "$cprobe") ($(ratio "$carray" "$cprobe")) | $(fmt "$cpprobe") ($(ratio "$carray" "$cpprobe")) | $(fmt "$cbatch") ($(ratio "$carray" "$cbatch")) | $(fmt "$cchain") ($(ratio "$carray" "$cchain")) | $(fmt "$chot") ($(ratio "$carray" "$chot")) |"$'\n'
+    rows+="| up to $seeds | $t | $(fmt "$array") | $(fmt "$pits") ($(ratio "$array" "$pits")) | $(fmt "$text") ($(ratio "$array" "$text")) | $(fmt "$probe") ($(ratio "$array" "$probe")) | $(fmt "$pprobe") ($(ratio "$array" "$pprobe")) | $(fmt "$batch") ($(ratio "$array" "$batch")) | $(fmt "$chain") ($(ratio "$array" "$chain")) | $(fmt "$hot") ($(ratio "$array" "$hot")) | $(fmt "$hottext") ($(ratio "$array" "$hottext")) |"$'\n'
+    crows+="| up to $seeds | $t | $(fmt "$carray") | $(fmt "$cpits") ($(ratio "$carray" "$cpits")) | $(fmt "$ctext") ($(ratio "$carray" "$ctext")) | $(fmt "$cprobe") ($(ratio "$carray" "$cprobe")) | $(fmt "$cpprobe") ($(ratio "$carray" "$cpprobe")) | $(fmt "$cbatch") ($(ratio "$carray" "$cbatch")) | $(fmt "$cchain") ($(ratio "$carray" "$cchain")) | $(fmt "$chot") ($(ratio "$carray" "$chot")) | $(fmt "$chottext") ($(ratio "$carray" "$chottext")) |"$'\n'
   done
   /usr/bin/time -f "rss %M" "$BUILD/bench/probe_rate_c" "$dir" "$WORK/positions.txt" 8 0 > /dev/null 2> "$WORK/time.txt"
   rss=$(sed -n 's/^rss //p' "$WORK/time.txt")
@@ -83,19 +84,21 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
   echo "  one: its unit's bytes);"
   echo "- **one position, cached**: \`mtb_value_pits\` of one position again and again, everything"
   echo "  it reads in the cache: what a call's instructions cost, the floor of values from numbers"
-  echo "  whatever the memory."
+  echo "  whatever the memory;"
+  echo "- **one position as text, cached**: \`mtb_value\` of one position again and again: the"
+  echo "  same with the parse of its text."
   echo
   echo "Calls per second, all threads together, and the fraction of the array's rate:"
   echo
-  echo "| Oware | threads | array | values, numbers | values, text | full probes, text | full probes, numbers | values, batch | dependent reads | one position, cached |"
-  echo "|---|---|---|---|---|---|---|---|---|---|"
+  echo "| Oware | threads | array | values, numbers | values, text | full probes, text | full probes, numbers | values, batch | dependent reads | one position, cached | one position as text, cached |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s' "$rows"
   echo
   echo "The same calls per second of the process's CPU time (what the calls cost, whatever"
   echo "else ran on the machine):"
   echo
-  echo "| Oware | threads | array | values, numbers | values, text | full probes, text | full probes, numbers | values, batch | dependent reads | one position, cached |"
-  echo "|---|---|---|---|---|---|---|---|---|---|"
+  echo "| Oware | threads | array | values, numbers | values, text | full probes, text | full probes, numbers | values, batch | dependent reads | one position, cached | one position as text, cached |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|"
   printf '%s' "$crows"
   echo
   echo "Targets (issue 31): values from numbers at least 1/10 of the array's rate, from text and"

@@ -248,7 +248,7 @@ mtb_error mtb_probe_moves(mtb_tables* tb, const char* position, mtb_result* out,
     if (!tb || !position || !out || (capacity >= 0 && !count) || (capacity > 0 && !moves))
       return fail(MTB_ERR_ARGUMENT, std::string(fn) + ": NULL argument");
     std::memset(out, 0, sizeof *out);
-    auto pp = mancala::parse_position(position);
+    auto pp = mancala::parse_position_ref(position);
     if (!pp) return fail(MTB_ERR_POSITION, pp.error().message);
     return probe_into(tb, *pp->variant, pp->position, fn, out, moves, capacity, count);
   });
@@ -272,7 +272,7 @@ mtb_error mtb_probe_pits(mtb_tables* tb, int variant, const int* pits, const int
 mtb_error mtb_value(mtb_tables* tb, const char* position, int* value, int* plies) {
   return guarded([&] {
     if (!tb || !position || !value) return fail(MTB_ERR_ARGUMENT, "mtb_value: NULL argument");
-    auto pp = mancala::parse_position(position);
+    auto pp = mancala::parse_position_ref(position);
     if (!pp) return fail(MTB_ERR_POSITION, pp.error().message);
     const auto& v = *pp->variant;
     auto r = tb->tb->value(v, pp->position);

@@ -682,6 +682,23 @@ TEST(ClassicNotation, RandomRoundTripsBothSides) {
       EXPECT_EQ(back.variant->name(), v->name());
       EXPECT_EQ(back.position, p) << text;
       EXPECT_EQ(back.side, side) << text;
+      // The one-pass reading of plain text (parse_plain) and the general one agree:
+      // other blanks, leading zeros and a trailing tab go the general way.
+      const auto ref = parse_position_ref(text);
+      ASSERT_TRUE(ref.has_value()) << text;
+      EXPECT_EQ(ref->variant->name(), v->name());
+      EXPECT_EQ(ref->position, p) << text;
+      EXPECT_EQ(ref->side, side) << text;
+      std::string spaced = text;
+      spaced.replace(spaced.rfind(' '), 1, " \t ");
+      spaced.replace(spaced.find(' '), 1, "   ");
+      const std::size_t comma = spaced.find(',');
+      if (comma != std::string::npos) spaced.insert(comma + 1, "00");
+      spaced += "\t";
+      const auto general = parse_position_ref(spaced);
+      ASSERT_TRUE(general.has_value()) << spaced;
+      EXPECT_EQ(general->position, p) << spaced;
+      EXPECT_EQ(general->side, side) << spaced;
     }
   }
 }

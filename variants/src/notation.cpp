@@ -19,10 +19,25 @@ std::string_view next_word(std::string_view s, std::size_t& i) {
   return s.substr(from, i - from);
 }
 
-// The blank-separated words of s, as views into it, into out (cleared first). The
-// callers' buffers are a thread's own and keep their room: a parse allocates nothing
-// once warm (it made a dozen allocations a position, a tenth of a value's time from
-// text).
+// A thread's own parse state, reached once a parse (in a shared library each access
+// to a thread_local is a call): the last variants parsed, and the buffer of a
+// position's words, which keeps its room (a parse allocates nothing once warm: it made
+// a dozen allocations a position, a tenth of a value's time from text).
+struct ThreadParse {
+  struct Seen {
+    std::string spec;
+    VariantPtr variant;
+  };
+  std::vector<Seen> seen;
+  std::vector<std::string_view> words;
+};
+
+ThreadParse& thread_parse() {
+  thread_local ThreadParse t;
+  return t;
+}
+
+// The blank-separated words of s, as views into it, into out (cleared first).
 void words(std::string_view s, std::vector<std::string_view>& out) {
   out.clear();
   std::size_t i = 0;
@@ -31,41 +46,67 @@ void words(std::string_view s, std::vector<std::string_view>& out) {
 
 // make_variant(spec), remembered: a position of the same variant as one of the last
 // few parsed on this thread does not build its variant again (variants are immutable).
-Result<VariantPtr> cached_variant(std::string_view spec) {
-  struct Seen {
-    std::string spec;
-    VariantPtr variant;
-  };
-  thread_local std::vector<Seen> seen;
-  for (const Seen& x : seen)
-    if (x.spec == spec) return x.variant;
+// The pointer is to the thread's entry, valid until the thread parses another variant
+// (no copy of the shared pointer: its atomic counts were a quarter of a parse).
+Result<const VariantPtr*> cached_variant(ThreadParse& t, std::string_view spec) {
+  for (const ThreadParse::Seen& x : t.seen)
+    if (x.spec == spec) return &x.variant;
   auto v = make_variant(spec);
-  if (!v) return v;
-  if (seen.size() == 8) seen.erase(seen.begin());
-  seen.push_back({std::string(spec), *v});
-  return v;
+  if (!v) return std::unexpected(v.error());
+  if (t.seen.size() == 8) t.seen.erase(t.seen.begin());
+  t.seen.push_back({std::string(spec), *v});
+  return &t.seen.back().variant;
 }
 
-}  // namespace
-
-Result<ParsedPosition> parse_position(std::string_view text) {
-  // The first word (the variant) only: the rest is split by the parse below.
+// The variant of a whole position (its first word) and the rest of the text.
+Result<const VariantPtr*> variant_word(ThreadParse& t, std::string_view text, std::string_view& rest) {
   std::size_t at = 0;
   const std::string_view spec = next_word(text, at);
   if (spec.empty()) return fail_with(Error::BadPosition, "empty position (expected: VARIANT PITS SIDE [FLAGS])");
-  auto v = cached_variant(spec);
+  auto v = cached_variant(t, spec);
   if (!v) return fail_with(Error::BadPosition, v.error().message);
-  return parse_position(*v, text.substr(at));
+  rest = text.substr(at);
+  return v;
 }
 
-Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest) {
-  thread_local std::vector<std::string_view> w;
+// The common case in one pass: PITS of plain numbers of one to three digits (no marks),
+// one space, S or N, then nothing but blanks, into absolute (South-at-bottom, as
+// written) and side. False on anything else (marks, flags, other spacing, an error to
+// name), left to parse_general, which reads the same text the same way.
+// Example (oware): "1,0,1,2,0,1/2,1,1,0,3,1 S" gives pits 1,0,1,2,0,1,2,1,1,0,3,1, South.
+bool parse_plain(const Variant& v, std::string_view rest, Position& absolute, Side& side) {
+  const std::size_t n = rest.size();
+  std::size_t i = 0;
+  while (i < n && blank(rest[i])) ++i;
+  Position a;
+  const int south_n = v.south_pits(a), total_n = v.pits();
+  for (int idx = 0; idx < total_n; ++idx) {
+    if (idx > 0) {  // the separator before this cell
+      if (i == n || rest[i] != (idx == south_n ? '/' : ',')) return false;
+      ++i;
+    }
+    int x = 0, digits = 0;
+    for (; i < n && rest[i] >= '0' && rest[i] <= '9'; ++i, ++digits) x = x * 10 + (rest[i] - '0');
+    if (digits == 0 || digits > 3 || x > 255) return false;
+    a.pits[static_cast<std::size_t>(idx)] = static_cast<Seeds>(x);
+  }
+  if (i + 1 >= n || rest[i] != ' ' || (rest[i + 1] != 'S' && rest[i + 1] != 'N')) return false;
+  side = rest[i + 1] == 'S' ? Side::South : Side::North;
+  for (i += 2; i < n; ++i)
+    if (!blank(rest[i])) return false;
+  absolute = a;
+  return true;
+}
+
+// PITS SIDE [FLAGS] of variant v, any form, into absolute and side, or the error that
+// names what is wrong.
+Result<void> parse_general(ThreadParse& t, const Variant& v, std::string_view rest, Position& absolute, Side& side) {
+  std::vector<std::string_view>& w = t.words;
   words(rest, w);
-  const auto who = [&] { return v->name(); };  // for messages only (a name is built each call)
-  if (w.size() < 2) return fail_with(Error::BadPosition, who() + ": expected PITS SIDE [FLAGS] after the variant, e.g. '" + format_position(*v, v->start(), Side::South) + "'");
+  const auto who = [&] { return v.name(); };  // for messages only (a name is built each call)
+  if (w.size() < 2) return fail_with(Error::BadPosition, who() + ": expected PITS SIDE [FLAGS] after the variant, e.g. '" + format_position(v, v.start(), Side::South) + "'");
   // Flags first: they can change the board's geometry (none do today but Cenne's flip).
   Position p;
-  Side side;
   if (w[1] == "S") side = Side::South;
   else if (w[1] == "N") side = Side::North;
   else return fail_with(Error::BadPosition, who() + ": side to move must be S or N, got '" + std::string(w[1]) + "'");
@@ -78,8 +119,8 @@ Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest
       int j = -1;
       const char* b = f.data() + 6;
       const auto [ptr, ec] = std::from_chars(b, f.data() + f.size(), j);
-      if (ec != std::errc() || ptr != f.data() + f.size() || j < 0 || j >= v->pits())
-        return fail_with(Error::BadPosition, who() + ": jeppe must name a pit 0.." + std::to_string(v->pits() - 1) + ", got '" + std::string(f) + "'");
+      if (ec != std::errc() || ptr != f.data() + f.size() || j < 0 || j >= v.pits())
+        return fail_with(Error::BadPosition, who() + ": jeppe must name a pit 0.." + std::to_string(v.pits() - 1) + ", got '" + std::string(f) + "'");
       jeppe = j;
     } else {
       return fail_with(Error::BadPosition, who() + ": unknown flag '" + std::string(f) + "' (known: first, atappe, jeppe=P)");
@@ -90,9 +131,9 @@ Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest
   const std::size_t slash = pits.find('/');
   if (slash == std::string_view::npos || pits.find('/', slash + 1) != std::string_view::npos)
     return fail_with(Error::BadPosition, who() + ": pits must be two halves separated by one '/', got '" + std::string(pits) + "'");
-  Position absolute;  // South-at-bottom orientation as written
-  const int south_n = v->south_pits(absolute);
-  const int total_n = v->pits();
+  absolute = Position{};  // South-at-bottom orientation as written
+  const int south_n = v.south_pits(absolute);
+  const int total_n = v.pits();
   const std::string_view halves[2] = {pits.substr(0, slash), pits.substr(slash + 1)};
   const int want[2] = {south_n, total_n - south_n};
   int idx = 0;
@@ -134,11 +175,51 @@ Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest
   }
   absolute.flags = p.flags;
   absolute.jeppe = static_cast<std::int8_t>(jeppe);
-  if (std::string err = v->check(absolute); !err.empty()) return fail_with(Error::BadPosition, who() + ": " + err);
+  return {};
+}
+
+// Parses PITS SIDE [FLAGS] of variant v into position (normalised) and side.
+Result<void> parse_rest(ThreadParse& t, const Variant& v, std::string_view rest, Position& position, Side& side) {
+  Position absolute;
+  if (!parse_plain(v, rest, absolute, side))
+    if (auto r = parse_general(t, v, rest, absolute, side); !r) return r;
+  if (std::string err = v.check(absolute); !err.empty()) return fail_with(Error::BadPosition, v.name() + ": " + err);
+  position = side == Side::South ? absolute : v.rotate(absolute);
+  return {};
+}
+
+// A whole position into position and side: its variant's entry in the thread's cache.
+Result<const VariantPtr*> parse_whole(std::string_view text, Position& position, Side& side) {
+  ThreadParse& t = thread_parse();
+  std::string_view rest;
+  auto v = variant_word(t, text, rest);
+  if (!v) return v;
+  if (auto r = parse_rest(t, ***v, rest, position, side); !r) return std::unexpected(r.error());
+  return v;
+}
+
+}  // namespace
+
+Result<ParsedPosition> parse_position(std::string_view text) {
   ParsedPosition out;
+  auto v = parse_whole(text, out.position, out.side);
+  if (!v) return std::unexpected(v.error());
+  out.variant = **v;
+  return out;
+}
+
+Result<PositionRef> parse_position_ref(std::string_view text) {
+  PositionRef out;
+  auto v = parse_whole(text, out.position, out.side);
+  if (!v) return std::unexpected(v.error());
+  out.variant = (*v)->get();
+  return out;
+}
+
+Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest) {
+  ParsedPosition out;
+  if (auto r = parse_rest(thread_parse(), *v, rest, out.position, out.side); !r) return std::unexpected(r.error());
   out.variant = v;
-  out.side = side;
-  out.position = side == Side::South ? absolute : v->rotate(absolute);
   return out;
 }
 

@@ -21,6 +21,17 @@ struct ParsedPosition {
 // Parses a whole position; every malformed input (an unknown variant included) fails
 // with BadPosition and a one-line message.
 Result<ParsedPosition> parse_position(std::string_view text);
+
+// A parsed position whose variant is borrowed from the calling thread's cache of
+// variants: valid until the thread's next parse. What a probe from text needs, without
+// a shared pointer's atomic counts (a quarter of a parse).
+struct PositionRef {
+  const Variant* variant = nullptr;
+  Position position;  // normalised: side to move as South
+  Side side = Side::South;
+};
+// parse_position, borrowing the variant (the same checks and messages).
+Result<PositionRef> parse_position_ref(std::string_view text);
 // Parses PITS SIDE [FLAGS] for a known variant (errors: BadPosition).
 Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest);
 
