@@ -577,6 +577,10 @@ class ClassSolver {
     std::int16_t store = 0;
     std::int8_t last = -1;  // as in side_move()
     bool again = false;
+    // r > 0: the move sows one seed into each of the other side's pits 0..r-1 and one
+    // into the store, and ends there (no lap, no capture, no move again): gain 1, the
+    // child (y + ones(r) | own), whose head is heads[r] of the other side y (heads()).
+    std::int8_t ones = 0;
   };
   struct Sown {  // one position's children: found and prefetched before any is read
     const S* at[kSide];  // each child's value: in cval_ (gain 0) or in a lower class
@@ -652,14 +656,41 @@ class ClassSolver {
       d.tail_own = digits<M>(s.own, m, seeds);
       d.tail_cap = s.last >= 0 ? digits<M>(s.own & ~(std::uint64_t{0xFF} << (8 * s.last)), m, seeds - 1) : 0;
       d.head_again = s.again ? digits<M>(s.own, 0, n - s.store) : 0;
+      d.ones = 0;
+      if (!s.again && s.last < 0 && s.store == 1 && s.other != 0) {
+        const int r = static_cast<int>((std::bit_width(s.other) + 7) / 8);
+        if (r <= m && s.other == ones_word(r)) d.ones = static_cast<std::int8_t>(r);
+      }
     }
     return count;
   }
+  // Bytes 0..r-1 set to 1 (0 < r <= 8).
+  static std::uint64_t ones_word(int r) { return 0x0101010101010101ULL >> (8 * (8 - r)); }
+  // The heads of the children in lower classes that most moves of a mover facing y
+  // have, found once for the positions of a tile that face y (the rank of each such
+  // child took one look-up per pit), kHeads of them:
+  //   out[r] = head(y + ones(r)) from n - 1 seeds, r = 1..m: a move of `ones` = r;
+  //   out[kSide + 1 + f] = head(y with pit f emptied) from n - 1 - y_f: a capture of
+  //   pit f by a move that sowed nothing on y (gain y_f + 1; no seed reached the store).
+  // Only those a child can have are written (|y| + r <= n - 1; |y| <= n - 1 for the
+  // captures: the mover has a seed); no move reads the others. Example (m = 2, n = 3,
+  // the worked one of the ranks): y = (0,1): out[1] = head(1,1) from 2 = E(0, 2) +
+  // E(1, 1); out[kSide + 2] (pit 1 captured) = head(0,0) from 1 = E(0, 1) + E(1, 1).
+  static constexpr int kHeads = 2 * kSide + 1;
+  template <int M>
+  void heads(std::uint64_t y, Index* out) const {
+    const int m = side_pits<M>(), n = index_.key().seeds, ys = seeds_of(y);
+    for (int r = 1; r <= std::min(m, n - 1 - ys); ++r) out[r] = digits<M>(y + ones_word(r), 0, n - 1);
+    if (ys <= n - 1)
+      for (int f = 0; f < m; ++f)
+        out[kSide + 1 + f] = digits<M>(y & ~(std::uint64_t{0xFF} << (8 * f)), 0, n - 1 - pit_of(y, f));
+  }
   // Finds the slots of the children of (mover x, other y) and prefetches them: `own`
   // is tail(y), `prefix` head(y) from n (the in-class children's head), `moves` x's.
+  // `yheads`: heads() of y, or null (found here).
   template <int M>
   void expand(std::uint64_t x, std::uint64_t y, Index own, Index prefix, const Move* moves, int count,
-              Sown& f) const {
+              const Index* yheads, Sown& f) const {
     f.mover = x;
     f.other = y;
     f.moves = moves;
@@ -677,16 +708,24 @@ class ClassSolver {
         at = lower_[static_cast<std::size_t>(n - gain)] + (d.head_again + tail);
       } else {  // turned: (y1 | own), after a capture if any
         tail = d.tail_own;
+        int facing = -1;  // the pit captured
         if (d.last >= 0) {
-          const int facing = m - 1 - d.last, seeds = pit_of(y1, facing);
+          const int f1 = m - 1 - d.last, seeds = pit_of(y1, f1);
           if (rules_.Rules::captures(seeds)) {
             gain += seeds + 1;
-            y1 &= ~(std::uint64_t{0xFF} << (8 * facing));
+            y1 &= ~(std::uint64_t{0xFF} << (8 * f1));
             tail = d.tail_cap;
+            facing = f1;
           }
         }
-        at = gain == 0 ? &cval_[static_cast<std::size_t>(prefix + tail)]  // y1 = y: head(y) from n
-                       : lower_[static_cast<std::size_t>(n - gain)] + (digits<M>(y1, 0, n - gain) + tail);
+        // The child's head: from heads() of y where it has it (a move of `ones`, a
+        // capture of a move that sowed nothing on y), else pit by pit.
+        Index head;
+        if (gain == 0) head = prefix;  // y1 = y: head(y) from n, in the class
+        else if (yheads && d.ones > 0) head = yheads[d.ones];
+        else if (yheads && facing >= 0 && d.other == 0 && d.store == 0) head = yheads[kSide + 1 + facing];
+        else head = digits<M>(y1, 0, n - gain);
+        at = gain == 0 ? &cval_[static_cast<std::size_t>(head + tail)] : lower_[static_cast<std::size_t>(n - gain)] + (head + tail);
       }
       __builtin_prefetch(at);
       f.at[k] = at;
@@ -725,7 +764,7 @@ class ClassSolver {
           Sown& g = frames[static_cast<std::size_t>(depth)];
           const std::uint64_t x1 = f.other, y1 = f.moves[k].own;  // the child (y | own)
           const int count = side_moves<M>(x1, g.own_moves);
-          expand<M>(x1, y1, f.tail[k], digits<M>(y1, 0, index_.key().seeds), g.own_moves, count, g);
+          expand<M>(x1, y1, f.tail[k], digits<M>(y1, 0, index_.key().seeds), g.own_moves, count, nullptr, g);
           v = resolve<M>(g, depth + 1, frames, ctx);
           detail::store(slot, static_cast<S>(v));
         }
@@ -821,24 +860,27 @@ class ClassSolver {
     const std::uint64_t* v = &vs[t.first];
     // head(x) = sum_{j < m} E(j, s_j) of a side x as the mover's (s_0 = n), tail(y) =
     // sum_{m <= j < P} E(j, s_j) of a side y as the other (s_m = |y|); v's moves.
-    Index vhead[kTile], vtail[kTile];
+    Index vhead[kTile], vtail[kTile], vheads[kTile][kHeads];
     int vcount[kTile];
     vmoves.resize(static_cast<std::size_t>(kTile) * kSide);
     for (int g = 0; g < g_count; ++g) {
       vhead[g] = digits<M>(v[g], 0, n);
       vtail[g] = digits<M>(v[g], m, t.a);
       vcount[g] = side_moves<M>(v[g], &vmoves[static_cast<std::size_t>(g) * kSide]);
+      heads<M>(v[g], vheads[g]);
     }
     // The moves of u, by u modulo kCompactBatch + 1: a batch holds positions of at most
     // kCompactBatch consecutive u (each u adds one at least), so a slot is rewritten
     // only once no position of the batch reads it.
     Move umoves[kCompactBatch + 1][kSide];
+    Index uheads[kCompactBatch + 1][kHeads];
     struct Entry {  // a position of the batch: (mover | other)
       std::uint64_t mover, other;
       S* own;           // its value
       Index own_tail;   // tail(other)
       Index prefix;     // head(other) from n
       const Move* moves;
+      const Index* other_heads;  // heads() of other
       int count;
     };
     Entry batch[kCompactBatch];
@@ -851,7 +893,8 @@ class ClassSolver {
       for (int k = 0; k < filled; ++k) {
         const Entry& e = batch[k];
         auto& f = frames[static_cast<std::size_t>(k)];
-        if (detail::load(*e.own) == kUnset) expand<M>(e.mover, e.other, e.own_tail, e.prefix, e.moves, e.count, f);
+        if (detail::load(*e.own) == kUnset)
+          expand<M>(e.mover, e.other, e.own_tail, e.prefix, e.moves, e.count, e.other_heads, f);
         else f.count = -1;  // known already
       }
       for (int k = 0; k < filled; ++k) {
@@ -863,10 +906,10 @@ class ClassSolver {
     };
     // (mover | other), of rank head(mover) + tail(other)
     auto add = [&](std::uint64_t mover, std::uint64_t other, Index mover_head, Index other_head, Index other_tail,
-                   const Move* moves, int count) {
+                   const Move* moves, const Index* other_heads, int count) {
       S* own = &cval_[static_cast<std::size_t>(mover_head + other_tail)];
       __builtin_prefetch(own);
-      batch[filled] = Entry{mover, other, own, other_tail, other_head, moves, count};
+      batch[filled] = Entry{mover, other, own, other_tail, other_head, moves, other_heads, count};
       if (++filled == kCompactBatch) flush();
     };
     for (std::size_t k = 0; k < us.size(); ++k) {
@@ -875,10 +918,12 @@ class ClassSolver {
       const Move* um = umoves[k % (kCompactBatch + 1)];
       const int ucount = side_moves<M>(u, umoves[k % (kCompactBatch + 1)]);
       for (int g = 0; g < g_count; ++g)  // P(u, v)
-        add(u, v[g], uhead, vhead[g], vtail[g], um, ucount);
+        add(u, v[g], uhead, vhead[g], vtail[g], um, vheads[g], ucount);
       if (square && k < t.first) continue;  // Q(u, v) = P(v, u) of an earlier tile
+      Index* uh = uheads[k % (kCompactBatch + 1)];
+      heads<M>(u, uh);
       for (int g = 0; g < g_count; ++g)  // Q(u, v)
-        add(v[g], u, vhead[g], uhead, utail, &vmoves[static_cast<std::size_t>(g) * kSide], vcount[g]);
+        add(v[g], u, vhead[g], uhead, utail, &vmoves[static_cast<std::size_t>(g) * kSide], uh, vcount[g]);
     }
     flush();
   }
