@@ -80,6 +80,7 @@ bool parse_plain(const Variant& v, std::string_view rest, Position& absolute, Si
   while (i < n && blank(rest[i])) ++i;
   Position a;
   const int south_n = v.south_pits(a), total_n = v.pits();
+  if (south_n <= 0 || south_n >= total_n) return false;  // no board of two halves: the general way
   for (int idx = 0; idx < total_n; ++idx) {
     if (idx > 0) {  // the separator before this cell
       if (i == n || rest[i] != (idx == south_n ? '/' : ',')) return false;
