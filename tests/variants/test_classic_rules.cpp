@@ -737,6 +737,7 @@ TEST(ClassicNotation, OneClearErrorPerMalformedInput) {
       {"oware 4,4,4,4,4,4/4,4,4,4,4,999 S", "impossible number of seeds (999)"},
       {"oware 4,4,4,4,4,4/4,4,4,4,4,1000 S", "impossible number of seeds (1000)"},
       {"oware 4,4,4,4,4,4/4,4,4,4,4,99999999999999999999 S", "must be a number of seeds"},
+      {"djenon-aboure 48888888888,4,4,4,4,4/4,4,4,4,4,4 S", "must be a number of seeds"},  // the fuzzer's: a long first cell
       {"oware 4,4,4,4,4,4/4,4,4,4,4,4, S", "North's half must list 6 pits, got 7"},
       {"oware 4,4,4,4,4,4/4,4,4,4,4,+4 S", "must be a number of seeds"},
       {"oware 4,4,4,4,4,4/4,4,4,4,4,5 S", "49 seeds on the board, but oware is played with at most 48"},

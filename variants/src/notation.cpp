@@ -86,8 +86,8 @@ bool parse_plain(const Variant& v, std::string_view rest, Position& absolute, Si
       if (i == n || rest[i] != (idx == south_n ? '/' : ',')) return false;
       ++i;
     }
-    int x = 0, digits = 0;
-    for (; i < n && rest[i] >= '0' && rest[i] <= '9'; ++i, ++digits) x = x * 10 + (rest[i] - '0');
+    int x = 0, digits = 0;  // a fourth digit stops the reading (x stays far from overflow)
+    for (; i < n && rest[i] >= '0' && rest[i] <= '9' && digits < 4; ++i, ++digits) x = x * 10 + (rest[i] - '0');
     if (digits == 0 || digits > 3 || x > 255) return false;
     a.pits[static_cast<std::size_t>(idx)] = static_cast<Seeds>(x);
   }
