@@ -19,8 +19,9 @@
  *          of any call that must wait for one (the array reads overlap theirs)
  *   hot    mtb_value_pits of one position (the thread's first) again and again: what a
  *          call costs with everything it reads in the cache (its instructions alone)
+ *   hottext  mtb_value of that position again and again: the same with its text parsed
  * and prints "threads T array A pits P text X probe Q batch Y chain Z pprobe R cpu array A'
- * pits P' text X' probe Q' batch Y' chain Z' pprobe R' hot H H'":
+ * pits P' text X' probe Q' batch Y' chain Z' pprobe R' hot H H' hottext T T'":
  * calls per second of wall time (all threads), then per second of the process's CPU
  * time (the figure that holds on a machine shared with other jobs). */
 #define _POSIX_C_SOURCE 200809L

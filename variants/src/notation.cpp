@@ -69,6 +69,19 @@ Result<const VariantPtr*> variant_word(ThreadParse& t, std::string_view text, st
   return v;
 }
 
+// The number of one to three decimal digits at s[i..], i moved past them; -1 when
+// there is none or a fourth digit follows (such a cell is read by from_chars, which says
+// what is wrong with it).
+int short_number(std::string_view s, std::size_t& i) {
+  const std::size_t from = i;
+  int n = 0;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    if (i - from == 3) return -1;
+    n = n * 10 + (s[i] - '0');
+  }
+  return i == from ? -1 : n;
+}
+
 // The common case in one pass: PITS of plain numbers of one to three digits (no marks),
 // one space, S or N, then nothing but blanks, into absolute (South-at-bottom, as
 // written) and side. False on anything else (marks, flags, other spacing, an error to
@@ -78,7 +91,7 @@ bool parse_plain(const Variant& v, std::string_view rest, Position& absolute, Si
   const std::size_t n = rest.size();
   std::size_t i = 0;
   while (i < n && blank(rest[i])) ++i;
-  Position a;
+  Position a;  // filled here, copied out only when the text is plain
   const int south_n = v.south_pits(a), total_n = v.pits();
   if (south_n <= 0 || south_n >= total_n) return false;  // no board of two halves: the general way
   for (int idx = 0; idx < total_n; ++idx) {
@@ -86,9 +99,8 @@ bool parse_plain(const Variant& v, std::string_view rest, Position& absolute, Si
       if (i == n || rest[i] != (idx == south_n ? '/' : ',')) return false;
       ++i;
     }
-    int x = 0, digits = 0;  // a fourth digit stops the reading (x stays far from overflow)
-    for (; i < n && rest[i] >= '0' && rest[i] <= '9' && digits < 4; ++i, ++digits) x = x * 10 + (rest[i] - '0');
-    if (digits == 0 || digits > 3 || x > 255) return false;
+    const int x = short_number(rest, i);
+    if (x < 0 || x > 255) return false;
     a.pits[static_cast<std::size_t>(idx)] = static_cast<Seeds>(x);
   }
   if (i + 1 >= n || rest[i] != ' ' || (rest[i + 1] != 'S' && rest[i + 1] != 'N')) return false;
@@ -154,15 +166,9 @@ Result<void> parse_general(ThreadParse& t, const Variant& v, std::string_view re
         mark = cell.back() == 'S' ? Mark::South : cell.back() == 'N' ? Mark::North : Mark::Closed;
         cell.remove_suffix(1);
       }
-      // One to three digits, read here (most cells); anything else through from_chars,
-      // which says what is wrong with it.
-      int n = 0;
-      bool digits = !cell.empty() && cell.size() <= 3;
-      for (std::size_t k = 0; digits && k < cell.size(); ++k) {
-        digits = cell[k] >= '0' && cell[k] <= '9';
-        n = n * 10 + (cell[k] - '0');
-      }
-      if (!digits) {
+      std::size_t end = 0;
+      int n = short_number(cell, end);
+      if (n < 0 || end != cell.size()) {
         n = 0;
         const auto [ptr, ec] = std::from_chars(cell.data(), cell.data() + cell.size(), n);
         if (cell.empty() || ec != std::errc() || ptr != cell.data() + cell.size())
