@@ -7,7 +7,9 @@
 #   PEER_DIR: a folder holding the peer's serial build (`generator` and `kalah-s`).
 #   BUILD_DIR: ours (default build). REPEAT=N runs every pair N times, alternating.
 #   SOLVE_FLAGS="..." adds flags to our search's command (e.g. --no-huge-pages); the
-#   figures of record use none.
+#   figures of record use none. TT_MB (default 256) is our search's --tt-mb, PEER_TT
+#   (default 24) the peer's -t (log2 of its table's entries): both sides' tables can be
+#   made smaller together.
 #
 # Building the peer (by the user, from its own sources, outside this repository; this
 # script holds none of its code or build steps): clone the repository somewhere else,
@@ -36,6 +38,8 @@ cd "$(dirname "$0")/.."
 PEER=$(cd "${1:?usage: scripts/bench_vs_peer.sh PEER_DIR [BUILD_DIR]}" && pwd)
 B=$(cd "${2:-build}" && pwd)/tools/mancala-tb
 REPEAT=${REPEAT:-1}
+TT_MB=${TT_MB:-256}
+PEER_TT=${PEER_TT:-24}
 read -r -a solve_flags <<< "${SOLVE_FLAGS:-}"
 for exe in "$PEER/generator" "$PEER/kalah-s" "$B"; do
   [ -x "$exe" ] || { echo "missing: $exe (see the header of $0 for the peer's build)" >&2; exit 2; }
@@ -79,12 +83,12 @@ for ((r = 1; r <= REPEAT; r++)); do
   row "ours tables <=20 (generate)" "$wall" "$cpu_s" "$(grep -o 'kalah_6_empty  *[0-9]* seeds.*' "$WORK/last" >/dev/null; awk '/positions/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^positions/) n = $i} END {print n}' "$WORK/last")" "$mem" \
       "$(ratio)"
   # Kalah(6,4) value and best move.
-  timed "$WORK/peer" '' "$PEER/kalah-s" -t 24 -e 20 -E endgame.dat s 4
+  timed "$WORK/peer" '' "$PEER/kalah-s" -t "$PEER_TT" -e 20 -E endgame.dat s 4
   pw=$wall pc=$cpu_s
-  row "peer kalah(6,4) (kalah-s -t 24)" "$wall" "$cpu_s" "$(awk '/Nodes searched/ {print $3}' "$WORK/last" | tail -1)" "$mem" \
+  row "peer kalah(6,4) (kalah-s -t $PEER_TT)" "$wall" "$cpu_s" "$(awk '/Nodes searched/ {print $3}' "$WORK/last" | tail -1)" "$mem" \
       "$(grep -m1 '^Move:' "$WORK/last" || echo '(no answer)')"
-  timed "$WORK/ours" '' "$B" solve kalah:6:empty --per-pit 4 --tables tables --best-only --threads 1 --tt-mb 256 --no-pv ${solve_flags[@]+"${solve_flags[@]}"}
-  row "ours kalah(6,4) (solve --best-only${SOLVE_FLAGS:+ $SOLVE_FLAGS})" "$wall" "$cpu_s" "$(grep -o '[0-9]* positions searched' "$WORK/last" | head -1 | awk '{print $1}')" "$mem" \
+  timed "$WORK/ours" '' "$B" solve kalah:6:empty --per-pit 4 --tables tables --best-only --threads 1 --tt-mb "$TT_MB" --no-pv ${solve_flags[@]+"${solve_flags[@]}"}
+  row "ours kalah(6,4) (solve --best-only --tt-mb $TT_MB${SOLVE_FLAGS:+ $SOLVE_FLAGS})" "$wall" "$cpu_s" "$(grep -o '[0-9]* positions searched' "$WORK/last" | head -1 | awk '{print $1}')" "$mem" \
       "$(ratio), value $(awk '/^  value/ {print $2; exit}' "$WORK/last"), best move $(awk '/^  move/ {print $2; exit}' "$WORK/last")"
 done
 

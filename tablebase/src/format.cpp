@@ -633,6 +633,7 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
   // start, made single probes a third faster; the batch's stages load instead: see
   // prefetch().)
   __builtin_prefetch(data + guess(p));
+  __builtin_prefetch(data + guess(p) + 64);  // a unit's codes straddle two lines as often as not
   const std::uint64_t start = unit_start(p.block, u);
   const std::uint64_t end = u + 1 < p.units ? start + p.block[u] : p.bytes - p.codes_at;
   std::uint64_t bit = start * 8;

@@ -255,7 +255,7 @@ std::expected<int, TableError> Tablebase::distance(const Variant& v, const Posit
 
 std::expected<void, TableError> Tablebase::values(const Variant& v, std::span<const Position> ps, std::span<Value> out,
                                                   std::size_t* failed) const {
-  return entries(v, ps, out, ps.size(), failed);
+  return entries(v, tables_of(v), ps, out, ps.size(), failed);
 }
 
 // Five passes over each group of kBatch positions: rank each; read each block's
@@ -265,11 +265,10 @@ std::expected<void, TableError> Tablebase::values(const Variant& v, std::span<co
 // the processor's window held the work of two or three positions and as many misses.
 // A position that fails stops the first pass; the positions before it are still
 // decoded.
-std::expected<void, TableError> Tablebase::entries(const Variant& v, std::span<const Position> ps, std::span<Value> out,
-                                                   std::size_t values_to, std::size_t* failed) const {
+std::expected<void, TableError> Tablebase::entries(const Variant& v, const VariantTables* vt, std::span<const Position> ps,
+                                                   std::span<Value> out, std::size_t values_to, std::size_t* failed) const {
   const TableFile* t[kBatch];
   Index at[kBatch];
-  const VariantTables* vt = tables_of(v);
   for (std::size_t g = 0; g < ps.size(); g += kBatch) {
     const std::size_t n = std::min(kBatch, ps.size() - g);
     std::optional<TableError> err;
@@ -310,15 +309,21 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
   ProbeResult r;
   // The lists of a probe are kept by the thread from one probe to the next (no
   // allocation a probe: an engine's full probes spent a tenth of their time in malloc).
-  thread_local std::vector<Child> kids;
-  thread_local std::vector<Position> next;
-  thread_local std::vector<Value> read;
+  struct Lists {
+    std::vector<Child> kids;
+    std::vector<Position> next;
+    std::vector<Value> read;
+    std::vector<unsigned char> stay;  // kids[k] stays in the class (distances only)
+  };
+  thread_local Lists lists;  // one thread_local: each is a call into the loader from a shared library
+  auto& [kids, next, read, stay] = lists;
   v.children(p, kids);
   // Distances (docs/values.md): read where the variant has them and the class of
   // every in-class child has its file; else the moves go by value alone.
   r.distances = has_distance_tables(v);
   const ClassKey key = v.class_of(p);
-  if (r.distances && !covers(v, key, TableContent::Distances)) {  // no .mtz: no error to make a move
+  const VariantTables* vt = tables_of(v);  // once a probe (a lookup by name)
+  if (r.distances && !slot_in(vt, key, TableContent::Distances)) {  // no .mtz: no error to make a move
     r.distances = false;
     r.distances_missing = true;
   }
@@ -327,7 +332,7 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
   // one batch (their cache misses overlap).
   bool indexed = v.tabled(p);
   if (indexed) {
-    auto t = table(v, key);
+    auto t = table_in(v, vt, key, TableContent::Values);
     if (!t) return std::unexpected(t.error());
     indexed = (*t)->ready_index()->allowed(p);
   }
@@ -338,13 +343,14 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
   if (indexed) next.push_back(p);
   const std::size_t nv = next.size();
   if (r.distances) {
-    for (const Child& c : kids)
-      if (stays(c)) next.push_back(c.next);
+    stay.resize(kids.size());
+    for (std::size_t k = 0; k < kids.size(); ++k)
+      if ((stay[k] = stays(kids[k]))) next.push_back(kids[k].next);
     if (indexed) next.push_back(p);
   }
   read.resize(next.size());
   std::size_t failed = 0;
-  if (auto ok = entries(v, next, read, nv, &failed); !ok) {
+  if (auto ok = entries(v, vt, next, read, nv, &failed); !ok) {
     // A value that fails is an error; a distance file missing makes moves go by value.
     if (failed < nv || ok.error().code != TableError::NotFound) return std::unexpected(ok.error());
     r.distances = false;
@@ -356,11 +362,12 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
   if (r.distances && indexed) r.distance = static_cast<std::uint16_t>(read.back());
   std::size_t at = 0, dat = 0;
   r.moves.reserve(kids.size());
-  for (const Child& c : kids) {
+  for (std::size_t k = 0; k < kids.size(); ++k) {
+    const Child& c = kids[k];
     const Value cv = c.game_over ? 0 : cvs[at++];
     MoveValue m{c.move, move_value(v.kind(), c, cv), c, 0};
     if (r.distances) {
-      if (!stays(c)) {
+      if (!stay[k]) {
         m.distance = 1;
       } else {
         const int d = static_cast<std::uint16_t>(ds[dat++]);

@@ -161,8 +161,8 @@ class Tablebase {
                                                        TableContent content) const;
   // values() for both contents: the values of ps[0, values_to), the distances of the
   // rest (the u16 bits in a Value), their reads overlapping.
-  std::expected<void, TableError> entries(const Variant& v, std::span<const Position> ps, std::span<Value> out,
-                                          std::size_t values_to, std::size_t* failed) const;
+  std::expected<void, TableError> entries(const Variant& v, const VariantTables* vt, std::span<const Position> ps,
+                                          std::span<Value> out, std::size_t values_to, std::size_t* failed) const;
   std::expected<const TableFile*, TableError> open_slot(const Variant& v, const ClassKey& key, TableContent content,
                                                         const Slot& s) const;
   void scan();
