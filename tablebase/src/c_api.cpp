@@ -24,6 +24,8 @@ struct mtb_tables {
   // Variants named by mtb_variant: appended under mu, read without a lock below count.
   std::mutex mu;
   std::array<mancala::VariantPtr, MTB_MAX_VARIANTS> variants;
+  // Their files in the folder, found once (the handle never refreshes the folder).
+  std::array<const mancala::Tablebase::VariantTables*, MTB_MAX_VARIANTS> files{};
   std::atomic<int> count{0};
 };
 
@@ -155,9 +157,10 @@ mtb_error guarded(F&& f) {
 // A full probe of p (South to move) into *out and, capacity >= 0, moves[0..*count):
 // the body of mtb_probe, mtb_probe_moves and mtb_probe_pits (fn names the call in
 // messages).
-mtb_error probe_into(mtb_tables* tb, const mancala::Variant& v, const mancala::Position& p, const char* fn,
-                     mtb_result* out, mtb_ranked_move* moves, int capacity, int* count) {
-  auto r = tb->tb->probe(v, p);
+mtb_error probe_into(mtb_tables* tb, const mancala::Variant& v, const mancala::Tablebase::VariantTables* files,
+                     const mancala::Position& p, const char* fn, mtb_result* out, mtb_ranked_move* moves, int capacity,
+                     int* count) {
+  auto r = tb->tb->probe(v, files, p);
   if (!r) return from_table_error(r.error());
   out->kind = v.kind() == mancala::GameKind::Score ? MTB_SCORE : MTB_WIN_LOSS;
   out->value = c_value(v.kind(), r->value);
@@ -250,7 +253,7 @@ mtb_error mtb_probe_moves(mtb_tables* tb, const char* position, mtb_result* out,
     std::memset(out, 0, sizeof *out);
     auto pp = mancala::parse_position_ref(position);
     if (!pp) return fail(MTB_ERR_POSITION, pp.error().message);
-    return probe_into(tb, *pp->variant, pp->position, fn, out, moves, capacity, count);
+    return probe_into(tb, *pp->variant, tb->tb->files_of(*pp->variant), pp->position, fn, out, moves, capacity, count);
   });
 }
 
@@ -265,7 +268,8 @@ mtb_error mtb_probe_pits(mtb_tables* tb, int variant, const int* pits, const int
     if (!v) return MTB_ERR_ARGUMENT;
     mancala::Position p;
     if (mtb_error e = position_of(*v, pits, marks, side, "mtb_probe_pits: ", p); e != MTB_OK) return e;
-    return probe_into(tb, *v, p, "mtb_probe_pits", out, moves, capacity, count);
+    return probe_into(tb, *v, tb->files[static_cast<std::size_t>(variant)], p, "mtb_probe_pits", out, moves, capacity,
+                      count);
   });
 }
 
@@ -322,6 +326,7 @@ mtb_error mtb_variant(mtb_tables* tb, const char* name, int* variant, int* pits)
     if (id == n) {
       if (n == MTB_MAX_VARIANTS) return fail(MTB_ERR_ARGUMENT, "mtb_variant: more than MTB_MAX_VARIANTS variants");
       tb->variants[static_cast<std::size_t>(n)] = *v;
+      tb->files[static_cast<std::size_t>(n)] = tb->tb->files_of(**v);
       tb->count.store(n + 1, std::memory_order_release);
     }
     *variant = id;
@@ -352,7 +357,7 @@ mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int
     if (!v) return MTB_ERR_ARGUMENT;
     mancala::Position p;
     if (mtb_error e = position_of(*v, pits, marks, side, "mtb_value_pits: ", p); e != MTB_OK) return e;
-    auto r = tb->tb->value(*v, p);
+    auto r = tb->tb->value(*v, tb->files[static_cast<std::size_t>(variant)], p);
     if (!r) return value_by_moves(tb, *v, p, r.error(), "mtb_value_pits: ", value, plies);
     *value = c_value(v->kind(), *r);
     if (plies) *plies = c_plies(v->kind(), *r);

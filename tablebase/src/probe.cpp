@@ -245,6 +245,12 @@ std::expected<Value, TableError> Tablebase::value(const Variant& v, const Positi
   return value(v, p, v.class_of(p));
 }
 
+std::expected<Value, TableError> Tablebase::value(const Variant& v, const VariantTables* files, const Position& p) const {
+  auto t = table_in(v, files, v.class_of(p), TableContent::Values);
+  if (!t) return std::unexpected(t.error());
+  return entry_of(**t, p);
+}
+
 std::expected<int, TableError> Tablebase::distance(const Variant& v, const Position& p) const {
   auto t = table(v, v.class_of(p), TableContent::Distances);
   if (!t) return std::unexpected(t.error());
@@ -305,7 +311,7 @@ std::expected<void, TableError> Tablebase::entries(const Variant& v, const Varia
   return {};
 }
 
-std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const Position& p) const {
+std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const VariantTables* vt, const Position& p) const {
   ProbeResult r;
   // The lists of a probe are kept by the thread from one probe to the next (no
   // allocation a probe: an engine's full probes spent a tenth of their time in malloc).
@@ -322,7 +328,6 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
   // every in-class child has its file; else the moves go by value alone.
   r.distances = has_distance_tables(v);
   const ClassKey key = v.class_of(p);
-  const VariantTables* vt = tables_of(v);  // once a probe (a lookup by name)
   if (r.distances && !slot_in(vt, key, TableContent::Distances)) {  // no .mtz: no error to make a move
     r.distances = false;
     r.distances_missing = true;
