@@ -67,6 +67,7 @@ class KalahBoard {
         }
         s.last = (i + rest) % L_;
       }
+    for (int s = 0; s < 256; ++s) laps_[s] = {static_cast<std::uint8_t>(s / L_), static_cast<std::uint8_t>(s % L_)};
     // rank(x) = sum_{j < P-1} B(j, m_j) - B(j, m_j - x_j), B(j, r) = binom(r + P-1-j, P-1-j) (index.h)
     const int P = 2 * m;
     ways_.assign(static_cast<std::size_t>(P) * kW, 0);
@@ -100,6 +101,10 @@ class KalahBoard {
   static bool over(const KPos& q) { return (q.w[0] | q.w[1]) == 0 || (q.w[2] | q.w[3]) == 0; }
 
   // The moves of q (k seeds on the board, not over), in pit order: Kalah::children.
+  // The child is made in 8-byte words only: a byte stored into the copy of q, then
+  // read back with its neighbours as a word, stalled the load (the store could not
+  // be forwarded: 9 % of the search's time). The pit sown from is emptied by taking
+  // its seeds off its byte (no borrow: its byte holds at least them by then).
   int children(const KPos& q, int k, KKid* out) const {
     int n = 0;
     const std::uint8_t* a = q.b();
@@ -109,30 +114,33 @@ class KalahBoard {
       KKid& c = out[n];
       c.index = n++;
       c.pit = i;
-      KPos r = q;
-      r.b()[i] = 0;
-      const int laps = s / L_, rest = s - laps * L_;
-      const Sow& w = sow_[static_cast<std::size_t>(i * L_ + rest)];
-      const std::uint64_t l = static_cast<std::uint64_t>(laps);
-      for (int j = 0; j < 4; ++j) r.w[j] += l * lap_.w[j] + w.add.w[j];
-      int gain = laps + w.store;
+      const Laps lr = laps_[s];
+      const Sow& w = sow_[static_cast<std::size_t>(i * L_ + lr.rest)];
+      const std::uint64_t l = lr.laps;
+      std::uint64_t r[4];
+      for (int j = 0; j < 4; ++j) r[j] = q.w[j] + l * lap_.w[j] + w.add.w[j];
+      r[i >> 3] -= static_cast<std::uint64_t>(s) << (8 * (i & 7));
+      int gain = static_cast<int>(l) + w.store;
       c.again = w.last == m_;
-      if (w.last < m_ && r.b()[w.last] == 1) {
-        std::uint8_t& f = r.b()[16 + m_ - 1 - w.last];
-        if (f > 0 || empty_) {
-          gain += f + 1;
-          f = 0;
-          r.b()[w.last] = 0;
+      if (w.last < m_) {
+        std::uint64_t& x = r[w.last >> 3];
+        const int xs = 8 * (w.last & 7);
+        if (((x >> xs) & 0xFF) == 1) {  // the last seed in an empty pit of the mover's
+          const int o = 16 + m_ - 1 - w.last, ys = 8 * (o & 7);
+          std::uint64_t& y = r[o >> 3];
+          const std::uint64_t f = (y >> ys) & 0xFF;
+          if (f > 0 || empty_) {
+            gain += static_cast<int>(f) + 1;
+            y -= f << ys;
+            x -= std::uint64_t{1} << xs;
+          }
         }
       }
-      if (c.again) {
-        c.next = r;
-      } else {
-        c.next.w[0] = r.w[2];
-        c.next.w[1] = r.w[3];
-        c.next.w[2] = r.w[0];
-        c.next.w[3] = r.w[1];
-      }
+      const int turn = c.again ? 0 : 2;  // the other side to move: the halves swapped
+      c.next.w[0] = r[turn];
+      c.next.w[1] = r[turn + 1];
+      c.next.w[2] = r[2 - turn];
+      c.next.w[3] = r[3 - turn];
       c.gain = gain;
       c.seeds = k - gain;
       c.over = over(c.next);
@@ -166,6 +174,10 @@ class KalahBoard {
   int kW = 1;
   KPos lap_{};
   std::vector<Sow> sow_;
+  struct Laps {
+    std::uint8_t laps, rest;  // s / L, s % L
+  };
+  Laps laps_[256]{};  // by the seeds s of a pit
   std::vector<Index> ways_;
 };
 

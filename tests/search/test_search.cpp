@@ -687,7 +687,7 @@ TEST(Search, TableFileRefusesBadFiles) {
     std::vector<char> bytes;
     Error::Code code;
   };
-  const auto first = [&](std::size_t n) { return std::vector<char>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n)); };
+  const auto first = [&](std::size_t count) { return std::vector<char>(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(count)); };
   std::vector<char> flipped_entry = bytes, flipped_head = bytes, version = bytes, big_count = bytes, longer = bytes;
   longer.push_back('!');
   flipped_entry[head + 5] ^= 0x40;
