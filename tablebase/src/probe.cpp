@@ -370,16 +370,19 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
   for (std::size_t k = 0; k < kids.size(); ++k) {
     const Child& c = kids[k];
     const Value cv = c.game_over ? 0 : cvs[at++];
-    MoveValue m{c.move, move_value(v.kind(), c, cv), c, 0};
+    int distance = 0;
     if (r.distances) {
       if (!stay[k]) {
-        m.distance = 1;
+        distance = 1;
       } else {
         const int d = static_cast<std::uint16_t>(ds[dat++]);
-        m.distance = d || cv != 0 ? 1 + d : 0;  // (0 and a value: a game over, reached in 1)
+        distance = d || cv != 0 ? 1 + d : 0;  // (0 and a value: a game over, reached in 1)
       }
     }
-    r.moves.push_back(m);
+    // Made in place, whole: a move made on the stack, one field stored after the
+    // others, and then copied into the list by wider loads waited for the field's store
+    // (a store the processor cannot forward to a load that covers more).
+    r.moves.emplace_back(c.move, move_value(v.kind(), c, cv), c, distance);
   }
   if (!r.distances)
     for (MoveValue& m : r.moves) m.distance = 0;
