@@ -103,8 +103,8 @@ class KalahBoard {
   // The moves of q (k seeds on the board, not over), in pit order: Kalah::children.
   // The child is made in 8-byte words only: a byte stored into the copy of q, then
   // read back with its neighbours as a word, stalled the load (the store could not
-  // be forwarded: 9 % of the search's time). The pit sown from is emptied by taking
-  // its seeds off its byte (no borrow: its byte holds at least them by then).
+  // be forwarded: 9 % of the search's time). The pit sown from is emptied first by
+  // taking its seeds off its word (no borrow: the byte holds them), as before.
   int children(const KPos& q, int k, KKid* out) const {
     int n = 0;
     const std::uint8_t* a = q.b();
@@ -117,9 +117,9 @@ class KalahBoard {
       const Laps lr = laps_[s];
       const Sow& w = sow_[static_cast<std::size_t>(i * L_ + lr.rest)];
       const std::uint64_t l = lr.laps;
-      std::uint64_t r[4];
-      for (int j = 0; j < 4; ++j) r[j] = q.w[j] + l * lap_.w[j] + w.add.w[j];
+      std::uint64_t r[4] = {q.w[0], q.w[1], q.w[2], q.w[3]};
       r[i >> 3] -= static_cast<std::uint64_t>(s) << (8 * (i & 7));
+      for (int j = 0; j < 4; ++j) r[j] += l * lap_.w[j] + w.add.w[j];
       int gain = static_cast<int>(l) + w.store;
       c.again = w.last == m_;
       if (w.last < m_) {

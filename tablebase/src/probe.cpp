@@ -379,10 +379,14 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
         distance = d || cv != 0 ? 1 + d : 0;  // (0 and a value: a game over, reached in 1)
       }
     }
-    // Made in place, whole: a move made on the stack, one field stored after the
-    // others, and then copied into the list by wider loads waited for the field's store
-    // (a store the processor cannot forward to a load that covers more).
-    r.moves.emplace_back(c.move, move_value(v.kind(), c, cv), c, distance);
+    // Made in place: a move made on the stack, one field stored after the others, and
+    // then copied into the list by wider loads waited for the field's store (a store
+    // the processor cannot forward to a load that covers more).
+    MoveValue& m = r.moves.emplace_back();
+    m.move = c.move;
+    m.value = move_value(v.kind(), c, cv);
+    m.child = c;
+    m.distance = distance;
   }
   if (!r.distances)
     for (MoveValue& m : r.moves) m.distance = 0;
