@@ -379,17 +379,15 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
         distance = d || cv != 0 ? 1 + d : 0;  // (0 and a value: a game over, reached in 1)
       }
     }
-    // Made in place: a move made on the stack, one field stored after the others, and
-    // then copied into the list by wider loads waited for the field's store (a store
-    // the processor cannot forward to a load that covers more).
+    // Made in place in the list. (Made on the stack, its distance stored after the
+    // other fields, a move was then copied into the list by wider loads, which waited
+    // for that store: a store is not forwarded to a load that covers more.)
     MoveValue& m = r.moves.emplace_back();
     m.move = c.move;
     m.value = move_value(v.kind(), c, cv);
     m.child = c;
-    m.distance = distance;
+    m.distance = distance;  // 0 without distances
   }
-  if (!r.distances)
-    for (MoveValue& m : r.moves) m.distance = 0;
   // Best first, ties in move order: an insertion sort (stable, and no buffer to
   // allocate as std::stable_sort's; a position has a few moves).
   const auto before = [&](const MoveValue& a, const MoveValue& b) {
