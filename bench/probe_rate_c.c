@@ -20,8 +20,10 @@
  *   hot    mtb_value_pits of one position (the thread's first) again and again: what a
  *          call costs with everything it reads in the cache (its instructions alone)
  *   hottext  mtb_value of that position again and again: the same with its text parsed
+ *   hotprobe  mtb_probe_pits of that position again and again: a full probe's cost with
+ *          everything it reads in the cache
  * and prints "threads T array A pits P text X probe Q batch Y chain Z pprobe R cpu array A'
- * pits P' text X' probe Q' batch Y' chain Z' pprobe R' hot H H' hottext T T'":
+ * pits P' text X' probe Q' batch Y' chain Z' pprobe R' hot H H' hottext T T' hotprobe F F'":
  * calls per second of wall time (all threads), then per second of the process's CPU
  * time (the figure that holds on a machine shared with other jobs). */
 #define _POSIX_C_SOURCE 200809L
@@ -95,6 +97,9 @@ static void* work(void* arg) {
         j->sum += (long long)i;
         return NULL;
       }
+      case 9: /* the same call as 6, on the thread's first position */
+        p = &positions[(size_t)j->id * count / (size_t)threads];
+        /* fall through */
       case 6: {
         static __thread mtb_ranked_move moves[MTB_MAX_MOVES];
         int n = 0;
@@ -224,14 +229,14 @@ int main(int argc, char** argv) {
   array_reads = count < 20000000 ? 20000000 : count;
   rate(1); /* first touch of the tables: maps, indexes, block checks */
   {
-    double w[9], c[9];
+    double w[10], c[10];
     int m;
     /* PROBE_MODES=digits: only those figures (0 array, 1 values from numbers, 2 from text,
        3 full probes from text, 4 batches, 5 dependent reads, 6 full probes from numbers,
-       7 one position again, 8 one position again as text),
+       7 one position again, 8 one position again as text, 9 one full probe again),
        e.g. to profile one call; the others print 0 */
     const char* only = getenv("PROBE_MODES");
-    for (m = 0; m < 9; ++m) {
+    for (m = 0; m < 10; ++m) {
       if (only && !strchr(only, '0' + m)) {
         w[m] = c[m] = 0.0;
         continue;
@@ -240,8 +245,9 @@ int main(int argc, char** argv) {
       c[m] = (m == 0 || m == 5) && !array_bytes ? 0.0 : cpu_rate;
     }
     printf("threads %d array %.0f pits %.0f text %.0f probe %.0f batch %.0f chain %.0f pprobe %.0f cpu array %.0f pits %.0f "
-           "text %.0f probe %.0f batch %.0f chain %.0f pprobe %.0f hot %.0f %.0f hottext %.0f %.0f\n",
-           threads, w[0], w[1], w[2], w[3], w[4], w[5], w[6], c[0], c[1], c[2], c[3], c[4], c[5], c[6], w[7], c[7], w[8], c[8]);
+           "text %.0f probe %.0f batch %.0f chain %.0f pprobe %.0f hot %.0f %.0f hottext %.0f %.0f hotprobe %.0f %.0f\n",
+           threads, w[0], w[1], w[2], w[3], w[4], w[5], w[6], c[0], c[1], c[2], c[3], c[4], c[5], c[6], w[7], c[7], w[8], c[8],
+           w[9], c[9]);
   }
   mtb_close(tb);
   return 0;

@@ -44,7 +44,7 @@ for seeds in $SEEDS; do
   bytes=$(sed -E 's/.* positions, ([0-9]+) bytes.*/\1/' <<<"$tables")
   sizes+="| up to $seeds | $positions | $bytes | $(awk -v b="$bytes" -v n="$positions" 'BEGIN { printf "%.3f", b / n }') |"$'\n'
   for t in 1 2 8; do
-    read -r _ _ _ array _ pits _ text _ probe _ batch _ chain _ pprobe _ _ carray _ cpits _ ctext _ cprobe _ cbatch _ cchain _ cpprobe _ hot chot _ hottext chottext \
+    read -r _ _ _ array _ pits _ text _ probe _ batch _ chain _ pprobe _ _ carray _ cpits _ ctext _ cprobe _ cbatch _ cchain _ cpprobe _ hot chot _ hottext chottext _ \
       <<<"$("$BUILD/bench/probe_rate_c" "$dir" "$WORK/positions.txt" "$t" "$positions")"
     rows+="| up to $seeds | $t | $(fmt "$array") | $(fmt "$pits") ($(ratio "$array" "$pits")) | $(fmt "$text") ($(ratio "$array" "$text")) | $(fmt "$probe") ($(ratio "$array" "$probe")) | $(fmt "$pprobe") ($(ratio "$array" "$pprobe")) | $(fmt "$batch") ($(ratio "$array" "$batch")) | $(fmt "$chain") ($(ratio "$array" "$chain")) | $(fmt "$hot") ($(ratio "$array" "$hot")) | $(fmt "$hottext") ($(ratio "$array" "$hottext")) |"$'\n'
     crows+="| up to $seeds | $t | $(fmt "$carray") | $(fmt "$cpits") ($(ratio "$carray" "$cpits")) | $(fmt "$ctext") ($(ratio "$carray" "$ctext")) | $(fmt "$cprobe") ($(ratio "$carray" "$cprobe")) | $(fmt "$cpprobe") ($(ratio "$carray" "$cpprobe")) | $(fmt "$cbatch") ($(ratio "$carray" "$cbatch")) | $(fmt "$cchain") ($(ratio "$carray" "$cchain")) | $(fmt "$chot") ($(ratio "$carray" "$chot")) | $(fmt "$chottext") ($(ratio "$carray" "$chottext")) |"$'\n'
