@@ -2,6 +2,7 @@
 // per-thread message.
 #include <algorithm>
 #include <climits>
+#include <cstddef>
 #include <cstring>
 #include <exception>
 #include <optional>
@@ -154,6 +155,13 @@ mtb_error guarded(F&& f) {
   }
 }
 
+// *out zeroed but its moves (probe_into writes those it lists whole).
+void zero_result(mtb_result* out) {
+  std::memset(out, 0, offsetof(mtb_result, moves));
+  out->distances = 0;
+  out->distance = 0;
+}
+
 // A full probe of p (South to move) into *out and, capacity >= 0, moves[0..*count):
 // the body of mtb_probe, mtb_probe_moves and mtb_probe_pits (fn names the call in
 // messages).
@@ -174,27 +182,31 @@ mtb_error probe_into(mtb_tables* tb, const mancala::Variant& v, const mancala::T
     cm.gain_opponent = m.child.gain_opponent;
     cm.distance = m.distance;
   };
-  // Each move's name made once (both forms of the moves take it).
-  thread_local std::vector<std::string> names;
-  names.resize(r->moves.size());
-  for (std::size_t k = 0; k < r->moves.size(); ++k) names[k] = v.move_name(r->moves[k].move);
-  for (std::size_t k = 0; k < r->moves.size() && out->move_count < MTB_MAX_MOVES; ++k) {
-    mtb_move& cm = out->moves[out->move_count++];
-    std::strncpy(cm.name, names[k].c_str(), MTB_MOVE_NAME - 1);
-    numbers(r->moves[k], cm);
+  // Each move's name made once, for both forms; each move written whole (the caller
+  // zeroed the result but its moves: 3 KiB of them). With too little room, only
+  // out's moves, then the error.
+  const std::size_t n = r->moves.size();
+  const bool whole = capacity >= 0 && n <= static_cast<std::size_t>(capacity);
+  for (std::size_t k = 0; k < n; ++k) {
+    const mancala::MoveValue& m = r->moves[k];
+    const std::string name = v.move_name(m.move);
+    if (k < MTB_MAX_MOVES) {
+      mtb_move& cm = out->moves[out->move_count++];
+      std::memset(&cm, 0, sizeof cm);
+      std::memcpy(cm.name, name.data(), std::min<std::size_t>(name.size(), MTB_MOVE_NAME - 1));
+      numbers(m, cm);
+    }
+    if (whole) {
+      mtb_ranked_move& cm = moves[k];
+      std::memset(&cm, 0, sizeof cm);
+      if (!put_text(cm.move, name)) return fail(MTB_ERR_INTERNAL, std::string(fn) + ": a move name beyond MTB_MOVE_TEXT");
+      numbers(m, cm);
+    }
   }
   if (capacity < 0) return MTB_OK;
-  *count = static_cast<int>(r->moves.size());
-  if (r->moves.size() > static_cast<std::size_t>(capacity))
-    return fail(MTB_ERR_ARGUMENT, std::string(fn) + ": " + std::to_string(r->moves.size()) + " moves, room for " +
-                                      std::to_string(capacity));
-  for (std::size_t k = 0; k < r->moves.size(); ++k) {
-    const auto& m = r->moves[k];
-    mtb_ranked_move& cm = moves[k];
-    std::memset(&cm, 0, sizeof cm);
-    if (!put_text(cm.move, names[k])) return fail(MTB_ERR_INTERNAL, std::string(fn) + ": a move name beyond MTB_MOVE_TEXT");
-    numbers(m, cm);
-  }
+  *count = static_cast<int>(n);
+  if (!whole)
+    return fail(MTB_ERR_ARGUMENT, std::string(fn) + ": " + std::to_string(n) + " moves, room for " + std::to_string(capacity));
   return MTB_OK;
 }
 
@@ -250,7 +262,7 @@ mtb_error mtb_probe_moves(mtb_tables* tb, const char* position, mtb_result* out,
   return guarded([&] {
     if (!tb || !position || !out || (capacity >= 0 && !count) || (capacity > 0 && !moves))
       return fail(MTB_ERR_ARGUMENT, std::string(fn) + ": NULL argument");
-    std::memset(out, 0, sizeof *out);
+    zero_result(out);
     auto pp = mancala::parse_position_ref(position);
     if (!pp) return fail(MTB_ERR_POSITION, pp.error().message);
     return probe_into(tb, *pp->variant, tb->tb->files_of(*pp->variant), pp->position, fn, out, moves, capacity, count);
@@ -263,7 +275,7 @@ mtb_error mtb_probe_pits(mtb_tables* tb, int variant, const int* pits, const int
     if (!tb || !pits || !out || capacity < 0 || !count || (capacity > 0 && !moves))
       return fail(MTB_ERR_ARGUMENT, capacity < 0 ? "mtb_probe_pits: capacity " + std::to_string(capacity) + " below 0"
                                                  : std::string("mtb_probe_pits: NULL argument"));
-    std::memset(out, 0, sizeof *out);
+    zero_result(out);
     const mancala::Variant* v = variant_of(tb, variant, "mtb_probe_pits");
     if (!v) return MTB_ERR_ARGUMENT;
     mancala::Position p;

@@ -507,9 +507,11 @@ TEST(Hostile, ProbeProtocolRereadsReplacedTables) {
   const VariantPtr v = variant("oware");
   const ClassKey key{0, 4};
   const std::string name = table_file_name(v->name(), key);
-  // The replacement: every value of class 4 set to -4 (the position below is worth +4).
+  // The replacement: every value of class 4 set to +4. The position below is worth +4;
+  // its moves stay in class 4, so with the new file each is worth -4, and so is the
+  // position (a full probe values a position by its moves).
   fs::create_directories(d.path / "new");
-  ASSERT_TRUE(write_table(d.path / "new" / name, *v, key, std::vector<std::uint8_t>(ClassIndex(*v, key).size(), static_cast<std::uint8_t>(-4)), 1));
+  ASSERT_TRUE(write_table(d.path / "new" / name, *v, key, std::vector<std::uint8_t>(ClassIndex(*v, key).size(), static_cast<std::uint8_t>(4)), 1));
   const std::string pos = "oware 1,1,1,0,0,0/0,0,0,1,0,0 S";
   const std::string cmd = "{ echo '" + pos + "'; sleep 1.3; mv " + (d.path / "new" / name).string() + " " +
                           (d.path / "tb" / name).string() + "; sleep 1.3; echo '" + pos + "'; } | " + MANCALA_TB_EXE +

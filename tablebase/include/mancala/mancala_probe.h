@@ -97,7 +97,7 @@ typedef struct {
   int value;
   int plies; /* MTB_WIN_LOSS: plies to the end under best play (0: a draw, or no move left);
                 MTB_SCORE: always 0 (a margin has no length) */
-  int move_count; /* moves[0..move_count) best first, at most MTB_MAX_MOVES */
+  int move_count; /* moves[0..move_count) best first, at most MTB_MAX_MOVES (the rest is not written) */
   mtb_move moves[MTB_MAX_MOVES];
   /* 1: the distance tables were read (score games with cycles, `generate --distances`):
      `distance` is the position's and the moves are ordered by value, then by distance

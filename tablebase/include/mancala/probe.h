@@ -142,8 +142,10 @@ class Tablebase {
                                          std::size_t* failed = nullptr) const;
   // Distance of a tabled position (docs/values.md; NotFound without its .mtz file).
   std::expected<int, TableError> distance(const Variant& v, const Position& p) const;
-  // Value and every move's value. A position the tables do not index (a first move,
-  // Oware's start) is valued from its children.
+  // Value and every move's value. The value is the best move's (the tables are made
+  // from the same moves, and verify checks each value against them): the position's
+  // own value is read only where it has no move. A position the tables do not index
+  // (a first move, Oware's start) is valued the same way (from_children).
   std::expected<ProbeResult, TableError> probe(const Variant& v, const Position& p) const {
     return probe(v, files_of(v), p);
   }
