@@ -117,9 +117,13 @@ class KalahBoard {
       const Laps lr = laps_[s];
       const Sow& w = sow_[static_cast<std::size_t>(i * L_ + lr.rest)];
       const std::uint64_t l = lr.laps;
-      std::uint64_t r[4] = {q.w[0], q.w[1], q.w[2], q.w[3]};
-      r[i >> 3] -= static_cast<std::uint64_t>(s) << (8 * (i & 7));
-      for (int j = 0; j < 4; ++j) r[j] += l * lap_.w[j] + w.add.w[j];
+      // The seeds taken off in the same expression as the laps and the steps, not by a
+      // store into r first: the compiler adds the four words as one vector, whose load
+      // waited for that 8-byte store (11 % of the search).
+      const std::uint64_t take = static_cast<std::uint64_t>(s) << (8 * (i & 7));
+      const int from = i >> 3;
+      std::uint64_t r[4];
+      for (int j = 0; j < 4; ++j) r[j] = q.w[j] + l * lap_.w[j] + w.add.w[j] - (j == from ? take : 0);
       int gain = static_cast<int>(l) + w.store;
       c.again = w.last == m_;
       if (w.last < m_) {
