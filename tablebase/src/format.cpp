@@ -751,7 +751,8 @@ void TableFile::build_multi() const {
   for (std::size_t s = 0; s < m; ++s)
     for (std::size_t x = 0; x < 8; ++x)
       pattern_[s] |= std::uint64_t{static_cast<std::uint8_t>(h.symbol_values[s * h.tuple + (x & (h.tuple - 1))])} << (8 * x);
-  multi_.assign(std::size_t{2} << kMultiBits, 0);
+  multi_.assign(std::size_t{1} << kMultiBits, 0);
+  multi_meta_.assign(std::size_t{1} << kMultiBits, 0);
   for (std::uint64_t w = 0; w < (std::uint64_t{1} << kMultiBits); ++w) {
     const std::uint64_t window = w << (64 - kMultiBits);
     std::uint64_t used = 0, covered = 0, bytes = 0;
@@ -763,8 +764,8 @@ void TableFile::build_multi() const {
                  << (8 * covered);
       used += l;
     }
-    multi_[2 * w] = bytes;
-    multi_[2 * w + 1] = used | covered << 8;
+    multi_[w] = bytes;
+    multi_meta_[w] = static_cast<std::uint16_t>(used | covered << 8);
   }
 }
 
@@ -773,6 +774,7 @@ std::expected<void, TableError> TableFile::read_bytes_block(std::size_t b, std::
   const UnitPlace p = place(static_cast<std::uint64_t>(b) << block_shift_);  // the block is checked
   const unsigned char* data = p.block + p.codes_at;
   const std::uint64_t *codes = decode_.data(), *multi = multi_.data(), *patterns = pattern_.data();
+  const std::uint16_t* meta = multi_meta_.data();
   const std::uint32_t T = table_bits_;
   std::uint64_t start = 0;  // unit u's start: the lengths before it, added as the walk goes
   for (std::uint32_t u = 0; u < p.units; ++u) {
@@ -799,10 +801,10 @@ std::expected<void, TableError> TableFile::read_bytes_block(std::size_t b, std::
         buf = load_be64(data + (bit >> 3)) << (bit & 7);
         avail = 64 - (bit & 7);
       }
-      const std::uint64_t* m = multi + 2 * (buf >> (64 - kMultiBits));
-      const std::uint64_t used = m[1] & 0xFF, covered = m[1] >> 8;
+      const std::uint64_t w = buf >> (64 - kMultiBits), mm = meta[w];
+      const std::uint64_t used = mm & 0xFF, covered = mm >> 8;
       if (covered != 0 && j + covered <= n && bit + used <= end_bit) {  // whole codes inside the unit
-        std::memcpy(d + j, m, 8);
+        std::memcpy(d + j, multi + w, 8);
         j += covered;
         bit += used;
         buf <<= used;
