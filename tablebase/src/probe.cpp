@@ -344,7 +344,7 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
   const auto stays = [&](const Child& c) { return !c.game_over && !c.same_side && v.class_of(c.next) == key; };
   // The position's own value is its best move's: the tables are made from the same
   // moves (verify checks each value against them), so it is read only where there is
-  // no move (a 20 % cheaper full probe of a position of four moves, all cached).
+  // no move (a full probe of a position of four moves, all cached, 15 % cheaper).
   const bool own_value = indexed && kids.empty();
   next.clear();
   for (const Child& c : kids)
