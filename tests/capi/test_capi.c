@@ -155,6 +155,21 @@ static void test_probe(mtb_tables* tb) {
   /* The same position seen from North. */
   CHECK(mtb_value(tb, "oware 2,2,0,0,0,0/0,0,0,0,0,2 N", &value, NULL) == MTB_OK);
   CHECK(value == r.value);
+  /* A result used again (its bytes not zeroed by the caller): the fields and the moves
+     listed are all written, each name ends within its field; an error leaves no move. */
+  memset(&r, 0xAB, sizeof r);
+  CHECK(mtb_probe(tb, "oware 1,1,1,1,1,2/0,1,0,0,0,0 S", &r) == MTB_OK);
+  CHECK(r.kind == MTB_SCORE && r.plies == 0 && r.move_count == 6);
+  CHECK(r.distances == 0 || r.distances == 1);
+  for (i = 0; i < r.move_count; ++i) {
+    CHECK(memchr(r.moves[i].name, '\0', MTB_MOVE_NAME) != NULL && strlen(r.moves[i].name) == 1);
+    CHECK(r.moves[i].gain_mover >= 0 && r.moves[i].gain_opponent >= 0);
+    CHECK(r.moves[i].value <= r.value && (i > 0 || r.moves[i].value == r.value));
+    CHECK(r.distances || r.moves[i].distance == 0);
+  }
+  memset(&r, 0xAB, sizeof r);
+  CHECK(mtb_probe(tb, "oware 1,2,3 S", &r) == MTB_ERR_POSITION);
+  CHECK(r.move_count == 0 && r.value == 0 && r.distances == 0 && r.distance == 0);
   /* Errors: malformed, unknown variant, missing tables, NULLs. */
   CHECK(mtb_probe(tb, "oware 1,2,3 S", &r) == MTB_ERR_POSITION);
   CHECK(strstr(mtb_last_error(tb), "pits") != NULL);
