@@ -101,10 +101,12 @@ class KalahBoard {
   static bool over(const KPos& q) { return (q.w[0] | q.w[1]) == 0 || (q.w[2] | q.w[3]) == 0; }
 
   // The moves of q (k seeds on the board, not over), in pit order: Kalah::children.
-  // The child is made in 8-byte words only: a byte stored into the copy of q, then
-  // read back with its neighbours as a word, stalled the load (the store could not
-  // be forwarded: 9 % of the search's time). The pit sown from is emptied first by
-  // taking its seeds off its word (no borrow: the byte holds them), as before.
+  // The child is made in 8-byte words, with no store read back by a wider load (a
+  // store is not forwarded to a load that covers more than it: a byte stored into a
+  // copy of q and read back in words was 9 % of the search's time, an 8-byte store
+  // read back by the compiler's 32-byte vector 11 %). The pit sown from is emptied by
+  // taking its seeds off its word (no borrow: the byte holds them) in the same
+  // expression that adds the laps and the steps.
   int children(const KPos& q, int k, KKid* out) const {
     int n = 0;
     const std::uint8_t* a = q.b();
@@ -117,9 +119,6 @@ class KalahBoard {
       const Laps lr = laps_[s];
       const Sow& w = sow_[static_cast<std::size_t>(i * L_ + lr.rest)];
       const std::uint64_t l = lr.laps;
-      // The seeds taken off in the same expression as the laps and the steps, not by a
-      // store into r first: the compiler adds the four words as one vector, whose load
-      // waited for that 8-byte store (11 % of the search).
       const std::uint64_t take = static_cast<std::uint64_t>(s) << (8 * (i & 7));
       const int from = i >> 3;
       std::uint64_t r[4];

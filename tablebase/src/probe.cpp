@@ -332,7 +332,7 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
     r.distances = false;
     r.distances_missing = true;
   }
-  // The children's values and the position's own (when its table indexes it), then
+  // The children's values (and the position's own where it has no move, below), then
   // the distances of the children that stay in the class and the position's, read as
   // one batch (their cache misses overlap).
   bool indexed = v.tabled(p);
@@ -344,7 +344,9 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
   const auto stays = [&](const Child& c) { return !c.game_over && !c.same_side && v.class_of(c.next) == key; };
   // The position's own value is its best move's: the tables are made from the same
   // moves (verify checks each value against them), so it is read only where there is
-  // no move (a full probe of a position of four moves, all cached, 15 % cheaper).
+  // no move (a full probe of a position of four moves, all cached, 15 % cheaper). There
+  // it is read, not taken from the end-of-game rule: a probe then still reads the
+  // position's block and reports it if damaged (Cli.VerifyPassesThenFailsOnCorruption).
   const bool own_value = indexed && kids.empty();
   next.clear();
   for (const Child& c : kids)
