@@ -25,7 +25,9 @@
  * and prints "threads T array A pits P text X probe Q batch Y chain Z pprobe R cpu array A'
  * pits P' text X' probe Q' batch Y' chain Z' pprobe R' hot H H' hottext T T' hotprobe F F'":
  * calls per second of wall time (all threads), then per second of the process's CPU
- * time (the figure that holds on a machine shared with other jobs). */
+ * time (the figure that holds on a machine shared with other jobs). With PROBE_LOAD=1, the
+ * tables are then loaded into memory (mtb_load) and pits, batch, pprobe and hot measured
+ * again: "loaded BYTES SECONDS pits P P' batch Y Y' pprobe R R' hot H H'". */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdint.h>
@@ -248,6 +250,26 @@ int main(int argc, char** argv) {
            "text %.0f probe %.0f batch %.0f chain %.0f pprobe %.0f hot %.0f %.0f hottext %.0f %.0f hotprobe %.0f %.0f\n",
            threads, w[0], w[1], w[2], w[3], w[4], w[5], w[6], c[0], c[1], c[2], c[3], c[4], c[5], c[6], w[7], c[7], w[8], c[8],
            w[9], c[9]);
+    /* PROBE_LOAD=1: then the variant's tables loaded (mtb_load, no budget) and values from
+       numbers, batches and full probes from numbers again, printed after the figures above
+       as "loaded BYTES SECONDS pits P P' batch Y Y' pprobe R R' hot H H'" (wall, CPU) */
+    if (getenv("PROBE_LOAD") && atoi(getenv("PROBE_LOAD"))) {
+      size_t bytes = 0;
+      double t0 = now();
+      if (mtb_load(tb, positions[0].variant, (size_t)-1, &bytes, NULL) != MTB_OK)
+        return fprintf(stderr, "mtb_load: %s\n", mtb_last_error(tb)), 1;
+      t0 = now() - t0;
+      printf("loaded %zu %.3f", bytes, t0);
+      {
+        static const int again[4] = {1, 4, 6, 7};
+        static const char* names[4] = {"pits", "batch", "pprobe", "hot"};
+        for (m = 0; m < 4; ++m) {
+          double wr = only && !strchr(only, '0' + again[m]) ? 0.0 : rate(again[m]);
+          printf(" %s %.0f %.0f", names[m], wr, wr > 0.0 ? cpu_rate : 0.0);
+        }
+      }
+      printf("\n");
+    }
   }
   mtb_close(tb);
   return 0;

@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -225,6 +226,22 @@ class PyTablebase {
     }
     if (failure) throw *failure;
     return out;
+  }
+
+  // Tablebase::load: (bytes loaded, tables loaded, tables left out).
+  std::tuple<std::size_t, int, int> load(const std::string& spec, std::optional<std::size_t> max_bytes) const {
+    const auto tb = get();
+    const VariantPtr v = variant_of(spec);
+    std::optional<Failure> failure;
+    Tablebase::Loaded r;
+    {
+      py::gil_scoped_release unlocked;
+      auto x = tb->load(*v, max_bytes.value_or(std::numeric_limits<std::size_t>::max()));
+      if (x) r = *x;
+      else failure = Failure{x.error().code, x.error().message};
+    }
+    if (failure) throw *failure;
+    return {r.bytes, r.classes, r.left};
   }
 
   std::vector<PyClass> classes(const std::string& spec) const {
@@ -525,6 +542,11 @@ PYBIND11_MODULE(_core, m) {
           py::arg("variant"), py::arg("seeds"), py::arg("codes") = py::none(), py::arg("state") = py::none(),
           "Values of a class as a numpy int32 array: of every position in code order (codes=None),\n"
           "or of the given codes (a list or numpy array of ints). Margins, or +1/0/-1.")
+      .def("load", &PyTablebase::load, py::arg("variant"), py::arg("max_bytes") = py::none(),
+           "Loads a variant's tables into memory (one byte a value, two a distance), the\n"
+           "smallest classes first, up to max_bytes (None: all): a value then costs one memory\n"
+           "read instead of a decode in place. Returns (bytes loaded, tables loaded, tables left\n"
+           "out). The memory is given back when the tables are closed.")
       .def("values_of", &PyTablebase::values_of, py::arg("positions"),
            "Values of many positions (a list of position strings) as a numpy int32 array: tb.value\n"
            "of each, in one call.")

@@ -1,7 +1,7 @@
 # Type stubs of the compiled module mancala_tb._core (python/mancala_tb.cpp). Kept by
 # hand; tests/python/test_package.py checks them with mypy and against the module.
 from types import TracebackType
-from typing import Iterator, Optional, Sequence, Union
+from typing import Iterator, Optional, Sequence, Tuple, Union
 
 import numpy
 import numpy.typing
@@ -100,6 +100,7 @@ class Tablebase:
     def values(
         self, variant: str, seeds: int, codes: Optional[_Codes] = None, state: Optional[int] = None
     ) -> numpy.typing.NDArray[numpy.int32]: ...
+    def load(self, variant: str, max_bytes: Optional[int] = None) -> Tuple[int, int, int]: ...
     def values_of(self, positions: Sequence[str]) -> numpy.typing.NDArray[numpy.int32]: ...
     def probe(self, position: str, pits: Optional[_Pits] = None, side: str = "S", flags: str = "") -> Result: ...
     def value(self, position: str, pits: Optional[_Pits] = None, side: str = "S", flags: str = "") -> int: ...

@@ -377,6 +377,19 @@ mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int
   });
 }
 
+mtb_error mtb_load(mtb_tables* tb, int variant, size_t max_bytes, size_t* bytes, int* left) {
+  return guarded([&] {
+    if (!tb) return fail(MTB_ERR_ARGUMENT, "mtb_load: NULL argument");
+    const mancala::Variant* v = variant_of(tb, variant, "mtb_load");
+    if (!v) return MTB_ERR_ARGUMENT;
+    auto r = tb->tb->load(*v, max_bytes);
+    if (!r) return from_table_error(r.error());
+    if (bytes) *bytes = r->bytes;
+    if (left) *left = r->left;
+    return MTB_OK;
+  });
+}
+
 mtb_error mtb_values_pits(mtb_tables* tb, int variant, int count, const int* pits, const int* marks, const int* sides,
                           int* values, int* plies) {
   return guarded([&] {

@@ -260,12 +260,13 @@ Result<FileIdentity> file_identity(const fs::path& path) {
 
 TableFile::~TableFile() {
   if (map_) ::munmap(const_cast<unsigned char*>(map_), map_bytes_);
+  if (const unsigned char* r = loaded_.load()) ::munmap(const_cast<unsigned char*>(r), loaded_bytes_.load());
 }
 
 std::size_t TableFile::heap_bytes() const {
   std::size_t n = sizeof *this + decode_.size() * 8 + multi_bytes() + header_.symbol_values.size() * 2 +
                   2 * header_.code_lengths.size() + shift_decode_.size() * 2 + 2 * header_.shift_lengths.size() +
-                  (header_.blocks() + 63) / 64 * 8;
+                  (header_.blocks() + 63) / 64 * 8 + loaded_bytes();
   std::lock_guard lock(mu_);
   if (index_ && index_->subset()) n += index_->subset()->size() * sizeof(Index);
   return n;
@@ -620,6 +621,8 @@ TableError TableFile::short_unit(std::size_t b, std::size_t u) const {
 std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
   const TableHeader& h = header_;
   if (i >= h.positions) return std::unexpected(TableError{TableError::BadPosition, "index out of range"});
+  if (const unsigned char* r = loaded_.load(std::memory_order_acquire))
+    return h.value_width == 1 ? std::uint16_t{r[i]} : static_cast<std::uint16_t>(r[2 * i] | r[2 * i + 1] << 8);
   const std::size_t b = static_cast<std::size_t>(i >> block_shift_);
   if (!((checked_[b / 64].load(std::memory_order_acquire) >> (b % 64)) & 1))
     if (auto ok = check_block(b); !ok) return std::unexpected(ok.error());
@@ -846,30 +849,28 @@ std::expected<void, TableError> TableFile::read_bytes_block(std::size_t b, std::
 std::expected<void, TableError> TableFile::read_block_into(std::size_t b, std::vector<std::uint8_t>& out) const {
   const TableHeader& h = header_;
   if (b >= h.blocks()) return std::unexpected(TableError{TableError::BadPosition, "block out of range"});
-  if (!((checked_[b / 64].load(std::memory_order_acquire) >> (b % 64)) & 1))  // its CRC is checked once
-    if (auto ok = check_block(b); !ok) return std::unexpected(ok.error());
   const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - (static_cast<std::uint64_t>(b) << block_shift_));
-  const std::size_t before = out.size(), w = h.value_width;
-  if (w == 1 && !decode_.empty()) {
-    // The whole block in one walk of its units, with room for the last symbol's stores.
-    constexpr std::size_t kBlockSlack = 2 * kMaxUnitPositions + 8;
-    std::call_once(multi_once_, [this] { build_multi(); });
-    out.resize(before + static_cast<std::size_t>(count) + kBlockSlack);
-    auto ok = read_bytes_block(b, count, out.data() + before);
-    out.resize(ok ? before + static_cast<std::size_t>(count) : before);
-    return ok;
-  }
-  std::uint16_t unit[kMaxUnitPositions];
   // The block's room made at once and filled in place (it grew a byte at a time: the
   // search reads thousands of blocks).
-  out.resize(before + static_cast<std::size_t>(count) * w);
-  std::uint8_t* dst = out.data() + before;
+  const std::size_t before = out.size(), bytes = static_cast<std::size_t>(count) * h.value_width;
+  out.resize(before + bytes + kBlockSlack);
+  auto ok = decode_block(b, count, out.data() + before);
+  out.resize(ok ? before + bytes : before);
+  return ok;
+}
+
+std::expected<void, TableError> TableFile::decode_block(std::size_t b, std::uint64_t count, std::uint8_t* dst) const {
+  if (!((checked_[b / 64].load(std::memory_order_acquire) >> (b % 64)) & 1))  // its CRC is checked once
+    if (auto ok = check_block(b); !ok) return std::unexpected(ok.error());
+  const std::size_t w = header_.value_width;
+  if (w == 1 && !decode_.empty()) {  // the whole block in one walk of its units
+    std::call_once(multi_once_, [this] { build_multi(); });
+    return read_bytes_block(b, count, dst);
+  }
+  std::uint16_t unit[kMaxUnitPositions];
   for (std::size_t u = 0; (static_cast<std::uint64_t>(u) << unit_shift_) < count; ++u) {
-    if (auto ok = decode_unit(b, u, unit); !ok) {
-      out.resize(before);
-      return std::unexpected(ok.error());
-    }
-    const std::uint64_t n = std::min<std::uint64_t>(h.unit_positions, count - (static_cast<std::uint64_t>(u) << unit_shift_));
+    if (auto ok = decode_unit(b, u, unit); !ok) return std::unexpected(ok.error());
+    const std::uint64_t n = std::min<std::uint64_t>(header_.unit_positions, count - (static_cast<std::uint64_t>(u) << unit_shift_));
     if (w == 1)
       for (std::uint64_t j = 0; j < n; ++j) *dst++ = static_cast<std::uint8_t>(unit[j]);
     else
@@ -879,6 +880,31 @@ std::expected<void, TableError> TableFile::read_block_into(std::size_t b, std::v
       }
   }
   return {};
+}
+
+std::expected<std::size_t, TableError> TableFile::load() const {
+  std::lock_guard lock(load_mu_);
+  if (const std::size_t n = loaded_bytes()) return n;
+  const TableHeader& h = header_;
+  const std::size_t room = bytes_to_load();
+  void* m = ::mmap(nullptr, room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (m == MAP_FAILED)
+    return std::unexpected(TableError{TableError::OutOfMemory, path_.string() + ": cannot take " + std::to_string(room >> 20) +
+                                                                   " MiB to load its values: " + std::strerror(errno)});
+  ::madvise(m, room, MADV_HUGEPAGE);  // random reads: fewer TLB misses (a hint; refused is fine)
+  auto* dst = static_cast<std::uint8_t*>(m);
+  // Blocks in order: the slack one writes over is the next one's room.
+  for (std::size_t b = 0; b < h.blocks(); ++b) {
+    const std::uint64_t first = static_cast<std::uint64_t>(b) << block_shift_;
+    const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - first);
+    if (auto ok = decode_block(b, count, dst + first * h.value_width); !ok) {
+      ::munmap(m, room);
+      return std::unexpected(ok.error());
+    }
+  }
+  loaded_bytes_.store(room, std::memory_order_release);
+  loaded_.store(dst, std::memory_order_release);
+  return room;
 }
 
 std::expected<std::vector<std::uint8_t>, TableError> TableFile::read_block(std::size_t b) const {

@@ -50,6 +50,16 @@ void TableCache::trim() {
   }
 }
 
+void TableCache::recount(const TableFile& t) {
+  std::lock_guard lock(mu_);
+  const auto it = by_path_.find(t.path().string());
+  if (it == by_path_.end() || it->second->table.get() != &t) return;
+  bytes_ -= it->second->bytes;
+  it->second->bytes = t.heap_bytes();
+  bytes_ += it->second->bytes;
+  trim();
+}
+
 std::expected<std::shared_ptr<TableFile>, TableError> TableCache::open(const fs::path& path, const Variant& v,
                                                                        const ClassKey& key, TableContent content) {
   const std::string name = path.string();
@@ -249,6 +259,45 @@ std::expected<Value, TableError> Tablebase::value(const Variant& v, const Varian
   auto t = table_in(v, files, v.class_of(p), TableContent::Values);
   if (!t) return std::unexpected(t.error());
   return entry_of(**t, p);
+}
+
+std::expected<Tablebase::Loaded, TableError> Tablebase::load(const Variant& v, std::size_t max_bytes) const {
+  Loaded r;
+  const VariantTables* vt = tables_of(v);
+  if (!vt) return r;
+  // Every table of the variant, opened, smallest first (a class's values before its distances).
+  struct Item {
+    std::uint64_t bytes;
+    int content;
+    const TableFile* t;
+  };
+  std::vector<Item> items;
+  for (int c = 0; c < 2; ++c)
+    for (const auto& [key, s] : vt->slots[c]) {
+      auto t = table_in(v, vt, key, static_cast<TableContent>(c));
+      if (!t) return std::unexpected(t.error());
+      items.push_back({(*t)->bytes_to_load(), c, *t});
+    }
+  std::stable_sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    return a.bytes != b.bytes ? a.bytes < b.bytes : a.content < b.content;
+  });
+  for (const Item& it : items) r.bytes += it.t->loaded_bytes();
+  for (const Item& it : items) {
+    if (it.t->loaded_bytes()) {
+      ++r.classes;
+      continue;
+    }
+    if (r.bytes + it.bytes > max_bytes) {
+      ++r.left;
+      continue;
+    }
+    auto n = it.t->load();
+    if (!n) return std::unexpected(n.error());
+    r.bytes += *n;
+    ++r.classes;
+    TableCache::instance().recount(*it.t);
+  }
+  return r;
 }
 
 std::expected<int, TableError> Tablebase::distance(const Variant& v, const Position& p) const {

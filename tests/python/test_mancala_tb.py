@@ -215,6 +215,22 @@ def test_classes_positions_and_bulk_values(tables, game):
         tb.value("oware 1,0,0,2,0,0/0,1,0,0,1,0 S")
 
 
+@pytest.mark.parametrize("game", ["oware", "cenne"])
+def test_load_answers_as_read_in_place(tables, game):
+    """tb.load: nothing within a budget of 0; then every table, the same values and moves."""
+    with mancala_tb.open(tables[game]) as tb:
+        (variant,) = tb.variants()
+        positions = [p for c in tb.classes(variant) for p in list(tb.positions(variant, c.seeds, state=c.state))[::7]]
+        before = tb.values_of(positions).tolist()
+        probes = [[(m.move, m.value, m.distance) for m in tb.probe(p).moves] for p in positions[::13]]
+        assert tb.load(variant, 0)[:2] == (0, 0)
+        loaded, count, left = tb.load(variant)
+        assert loaded > 0 and count >= len(tb.classes(variant)) and left == 0
+        assert tb.load(variant) == (loaded, count, 0)
+        assert tb.values_of(positions).tolist() == before
+        assert [[(m.move, m.value, m.distance) for m in tb.probe(p).moves] for p in positions[::13]] == probes
+
+
 def test_several_classes_of_one_seed_count_need_state(tables):
     with mancala_tb.open(tables["cenne"]) as tb:
         seeds = {}

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <numeric>
 #include <tuple>
 
@@ -692,4 +693,138 @@ TEST(Hostile, ProbePitsAgreesWithProbeMoves) {
   EXPECT_EQ(mtb_probe_pits(h, 9, board, nullptr, 0, &r, nullptr, 0, &count), MTB_ERR_ARGUMENT);
   board[0] = -1;
   EXPECT_EQ(mtb_probe_pits(h, oware, board, nullptr, 0, &r, nullptr, 0, &count), MTB_ERR_POSITION);
+}
+
+// Tablebase::load: tables loaded into memory answer exactly as read in place (values
+// one at a time and in batches, full probes with their distances), every table of the
+// variant loaded once, and the cache's bound still holds.
+TEST(Load, LoadedTablesAnswerAsReadInPlace) {
+  TempDir d;
+  GenerateOptions opt;
+  opt.max_seeds = 8;
+  opt.out = d.path;
+  opt.threads = 2;
+  opt.distances = true;
+  const VariantPtr v = variant("oware");
+  ASSERT_TRUE(generate(*v, opt));
+  auto tb = Tablebase::open(d.path);
+  ASSERT_TRUE(tb);
+  std::vector<Position> ps;
+  for (int seeds = 0; seeds <= 8; ++seeds) {
+    const ClassIndex idx(*v, ClassKey{0, seeds});
+    for (Index r = 0; r < idx.size(); r += 3) ps.push_back(idx.unrank(r));
+  }
+  auto answers = [&] {
+    std::vector<Value> one, batch(ps.size());
+    std::vector<int> probes;
+    for (const Position& p : ps) {
+      auto x = (*tb)->value(*v, p);
+      EXPECT_TRUE(x);
+      one.push_back(x ? *x : 999);
+    }
+    EXPECT_TRUE((*tb)->values(*v, ps, batch));
+    EXPECT_EQ(batch, one);
+    for (std::size_t k = 0; k < ps.size(); k += 11) {
+      auto r = (*tb)->probe(*v, ps[k]);
+      EXPECT_TRUE(r && r->distances);
+      if (!r) continue;
+      probes.insert(probes.end(), {r->value, r->distance});
+      for (const MoveValue& m : r->moves) probes.insert(probes.end(), {static_cast<int>(m.move.bits()), m.value, m.distance});
+    }
+    return std::pair{one, probes};
+  };
+  const auto in_place = answers();
+  const auto tables = 2 * (*tb)->classes("oware").size();  // values and distances
+  auto r = (*tb)->load(*v, std::numeric_limits<std::size_t>::max());
+  ASSERT_TRUE(r) << r.error().message;
+  EXPECT_EQ(r->classes, static_cast<int>(tables));
+  EXPECT_EQ(r->left, 0);
+  std::size_t held = 0;
+  for (const ClassKey& k : (*tb)->classes("oware"))
+    for (const TableContent c : {TableContent::Values, TableContent::Distances}) {
+      auto t = (*tb)->table(*v, k, c);
+      ASSERT_TRUE(t);
+      EXPECT_GT((*t)->loaded_bytes(), 0u);
+      EXPECT_EQ((*t)->loaded_bytes(), (*t)->bytes_to_load());
+      held += (*t)->loaded_bytes();
+    }
+  EXPECT_EQ(r->bytes, held);
+  EXPECT_EQ(answers(), in_place);
+  auto again = (*tb)->load(*v, std::numeric_limits<std::size_t>::max());  // once: nothing new
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->bytes, r->bytes);
+  EXPECT_LE(TableCache::instance().bytes(), TableCache::instance().capacity());
+}
+
+// A budget keeps the smallest tables and leaves the rest read in place; a damaged
+// block fails the load of its table (Corrupt) and leaves it unloaded, the tables
+// loaded before it stay loaded.
+TEST(Load, BudgetAndDamage) {
+  TempDir d;
+  gen("oware", 8, d.path);
+  const VariantPtr v = variant("oware");
+  {
+    auto tb = Tablebase::open(d.path);
+    ASSERT_TRUE(tb);
+    std::size_t budget = 0;
+    for (int seeds = 0; seeds <= 6; ++seeds) budget += (*(*tb)->table(*v, ClassKey{0, seeds}))->bytes_to_load();
+    auto r = (*tb)->load(*v, budget + 4095);
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(r->classes, 7);
+    EXPECT_EQ(r->left, 2);
+    EXPECT_EQ(r->bytes, budget);
+    EXPECT_EQ((*(*tb)->table(*v, ClassKey{0, 7}))->loaded_bytes(), 0u);
+  }
+  // The largest class's file damaged in its middle (its blocks).
+  const fs::path f = d.path / table_file_name("oware", ClassKey{0, 8});
+  auto bytes = slurp(f);
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x10);
+  spit(f, bytes);
+  auto tb = Tablebase::open(d.path);
+  ASSERT_TRUE(tb);
+  auto r = (*tb)->load(*v, std::numeric_limits<std::size_t>::max());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().code, TableError::Corrupt) << r.error().message;
+  EXPECT_GT((*(*tb)->table(*v, ClassKey{0, 7}))->loaded_bytes(), 0u);
+  auto damaged = (*tb)->table(*v, ClassKey{0, 8});
+  if (damaged) {
+    EXPECT_EQ((*damaged)->loaded_bytes(), 0u);
+  }
+}
+
+// mtb_load: the values of a batch the same before and after; bad arguments refused.
+TEST(Load, CApi) {
+  const OwareHandle o;
+  ASSERT_GE(o.oware, 0);
+  const auto [h, oware, v] = o.parts();
+  std::vector<int> boards, before, after;
+  for (int seeds = 0; seeds <= 6; ++seeds) {
+    const ClassIndex idx(*v, ClassKey{0, seeds});
+    for (Index r = 0; r < idx.size(); r += 2) {
+      const Position p = idx.unrank(r);
+      for (int i = 0; i < 12; ++i) boards.push_back(p.pits[static_cast<std::size_t>(i)]);
+    }
+  }
+  const int n = static_cast<int>(boards.size() / 12);
+  before.resize(static_cast<std::size_t>(n));
+  after.resize(static_cast<std::size_t>(n));
+  ASSERT_EQ(mtb_values_pits(h, oware, n, boards.data(), nullptr, nullptr, before.data(), nullptr), MTB_OK);
+  std::size_t bytes = 0;
+  int left = -1;
+  ASSERT_EQ(mtb_load(h, oware, 0, &bytes, &left), MTB_OK);  // no room: nothing loaded
+  EXPECT_EQ(bytes, 0u);
+  EXPECT_EQ(left, 7);
+  ASSERT_EQ(mtb_load(h, oware, static_cast<std::size_t>(-1), &bytes, &left), MTB_OK);
+  EXPECT_GT(bytes, 0u);
+  EXPECT_EQ(left, 0);
+  ASSERT_EQ(mtb_values_pits(h, oware, n, boards.data(), nullptr, nullptr, after.data(), nullptr), MTB_OK);
+  EXPECT_EQ(after, before);
+  for (int k = 0; k < n; k += 7) {
+    int value = 0;
+    ASSERT_EQ(mtb_value_pits(h, oware, &boards[static_cast<std::size_t>(k) * 12], nullptr, 0, &value, nullptr), MTB_OK);
+    EXPECT_EQ(value, before[static_cast<std::size_t>(k)]);
+  }
+  EXPECT_EQ(mtb_load(h, oware, 1, nullptr, nullptr), MTB_OK);  // outputs may be NULL
+  EXPECT_EQ(mtb_load(nullptr, oware, 1, nullptr, nullptr), MTB_ERR_ARGUMENT);
+  EXPECT_EQ(mtb_load(h, 5, 1, nullptr, nullptr), MTB_ERR_ARGUMENT);
 }

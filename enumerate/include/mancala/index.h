@@ -181,6 +181,7 @@ class ClassIndex {
       return it != subset_->end() && *it == f;
     }
     if (!dist_->filter().active()) return true;
+    if (plain_) return dist_->allowed(p.pits.data());  // every pit live: no copy
     const auto& live = live_[orientation(p)];
     Seeds x[kMaxPits];
     for (std::size_t i = 0; i < live.size(); ++i) x[i] = p.pits[static_cast<std::size_t>(live[i])];

@@ -299,6 +299,11 @@ class TableFile {
   // The value of position i: W = 1 the signed margin, W = 2 the int16 (a distance:
   // its u16 bits, see entry()).
   std::expected<Value, TableError> value(Index i) const {
+    if (const unsigned char* r = loaded_.load(std::memory_order_acquire)) {  // load(): one read
+      if (i >= header_.positions) return std::unexpected(TableError{TableError::BadPosition, "index out of range"});
+      return header_.value_width == 1 ? static_cast<Value>(static_cast<std::int8_t>(r[i]))
+                                      : static_cast<Value>(static_cast<std::uint16_t>(r[2 * i] | r[2 * i + 1] << 8));
+    }
     auto e = entry(i);
     if (!e) return std::unexpected(e.error());
     return header_.value_width == 1 ? static_cast<Value>(static_cast<std::int8_t>(*e)) : static_cast<Value>(*e);
@@ -314,11 +319,16 @@ class TableFile {
   // results/probe.md a software prefetch that misses the TLB does nothing (a batch with
   // prefetches ran at the speed of single probes; with loads, twice it). Every load
   // stays inside the block's bytes, whatever a block not yet checked holds.
+  // Loaded (load()): prefetch(i) reads the value itself and the other two do nothing.
   void prefetch(Index i) const {
-    if (i < header_.positions) touch(map_ + offsets_at_ + 8 * (i >> block_shift_));
+    if (i >= header_.positions) return;
+    if (const unsigned char* r = loaded_.load(std::memory_order_relaxed))
+      touch(r + header_.value_width * i);
+    else
+      touch(map_ + offsets_at_ + 8 * (i >> block_shift_));
   }
   void prefetch_unit(Index i) const {
-    if (i >= header_.positions || decode_.empty()) return;
+    if (i >= header_.positions || decode_.empty() || loaded_.load(std::memory_order_relaxed)) return;
     const UnitPlace p = place(i);
     if (p.u > 0 && p.u <= p.bytes) {
       touch(p.block);
@@ -329,7 +339,7 @@ class TableFile {
     if (at + 64 < p.bytes) touch(p.block + at + 64);
   }
   void prefetch_codes(Index i) const {
-    if (i >= header_.positions || decode_.empty()) return;
+    if (i >= header_.positions || decode_.empty() || loaded_.load(std::memory_order_relaxed)) return;
     const UnitPlace p = place(i);
     if (p.u > 0 && p.u <= p.bytes) {
       const std::uint64_t at = p.codes_at + unit_start(p.block, p.u);
@@ -348,6 +358,23 @@ class TableFile {
   std::expected<std::vector<std::uint8_t>, TableError> read_block(std::size_t b) const;
   // Every value (W bytes each), checking every block checksum.
   std::expected<std::vector<std::uint8_t>, TableError> read_all() const;
+  // Loads the table: every value decoded once, every block's checksum checked, into
+  // memory of its own (W bytes a position, anonymous pages, 2 MiB pages asked for);
+  // value(), entry() and the prefetch stages then read a value there, one memory read,
+  // instead of decoding it in place from the mapped file (Tablebase::load). Once: a
+  // later call returns at once. Thread-safe: calls meanwhile read in place until the
+  // values are published. Returns the bytes the loaded values take; on an error
+  // (Corrupt: a damaged block; OutOfMemory) nothing stays loaded.
+  std::expected<std::size_t, TableError> load() const;
+  // The bytes load() takes: W bytes a position and a block's slack, in whole 4 KiB
+  // pages, or 2 MiB pages from 2 MiB on.
+  std::size_t bytes_to_load() const {
+    const std::size_t n = static_cast<std::size_t>(header_.positions) * header_.value_width + kBlockSlack;
+    const std::size_t page = n >= (std::size_t{2} << 20) ? std::size_t{2} << 20 : 4096;
+    return (n + page - 1) / page * page;
+  }
+  // The bytes load() took (0: not loaded).
+  std::size_t loaded_bytes() const { return loaded_bytes_.load(std::memory_order_acquire); }
   // Checks that the header matches a variant (name, pits, kind, index version, value
   // width, filter) and the class `key` (state, seeds, and a position count that
   // class can hold). The key is checked with check_class_key before any index is built.
@@ -433,6 +460,10 @@ class TableFile {
   }
   std::expected<void, TableError> check_block(std::size_t b) const;
   std::expected<void, TableError> read_block_into(std::size_t b, std::vector<std::uint8_t>& out) const;
+  // Block b's `count` values (checksum checked) into dst, which has room for W count +
+  // kBlockSlack bytes (the slack may be written over).
+  static constexpr std::size_t kBlockSlack = 2 * kMaxUnitPositions + 8;
+  std::expected<void, TableError> decode_block(std::size_t b, std::uint64_t count, std::uint8_t* dst) const;
   std::expected<void, TableError> decode_unit(std::size_t b, std::size_t u, std::uint16_t* out) const;
   // The `count` values of checked block b of a W = 1 table with a code, into dst (room
   // for count + 2 U + 8 bytes): its units in one walk, the codes of a window of kMultiBits
@@ -479,6 +510,10 @@ class TableFile {
                : 0;
   }
   mutable std::unique_ptr<std::atomic<std::uint64_t>[]> checked_;  // a bit per block whose CRC held
+  // load(): the values in memory of their own (null until loaded; published once whole).
+  mutable std::atomic<const unsigned char*> loaded_{nullptr};
+  mutable std::atomic<std::size_t> loaded_bytes_{0};
+  mutable std::mutex load_mu_;
   mutable std::mutex mu_;
   mutable std::shared_ptr<const ClassIndex> index_;
   const ClassIndex* ready_index_ = nullptr;

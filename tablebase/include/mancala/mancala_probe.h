@@ -37,6 +37,8 @@
 #ifndef MANCALA_PROBE_H
 #define MANCALA_PROBE_H
 
+#include <stddef.h> /* size_t (mtb_load) */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -49,10 +51,10 @@ extern "C" {
 #endif
 
 /* Version of this C interface (its ABI); the library's own version is mtb_version(). */
-/* 2.3: mtb_probe_pits; 2.2: mtb_values_pits, mtb_probe_moves; 2.1: mtb_variant, mtb_value_pits; 2.0: distances in mtb_move and mtb_result (their layout
+/* 2.4: mtb_load; 2.3: mtb_probe_pits; 2.2: mtb_values_pits, mtb_probe_moves; 2.1: mtb_variant, mtb_value_pits; 2.0: distances in mtb_move and mtb_result (their layout
    changed); 1.1: mtb_moves, mtb_play. */
 #define MTB_VERSION_MAJOR 2
-#define MTB_VERSION_MINOR 3
+#define MTB_VERSION_MINOR 4
 #define MTB_MAX_MOVES 64
 #define MTB_MOVE_NAME 32 /* mtb_move.name: an Enkeshui name of 7 or more lap choices may be cut */
 /* Room for any move name with its NUL ("23:cw" and 19 choices ",ccw": 82 bytes). */
@@ -234,6 +236,21 @@ MTB_API mtb_error mtb_values_pits(mtb_tables* tb, int variant, int count, const 
    needs no text to get every move's value. Thread-safe like mtb_probe. */
 MTB_API mtb_error mtb_probe_pits(mtb_tables* tb, int variant, const int* pits, const int* marks, int side,
                                  mtb_result* out, mtb_ranked_move* moves, int capacity, int* count);
+/* Loads a variant's tables into memory (since 2.4), for an engine that probes them
+   often and has the memory: each table's values decoded once (its checksums checked)
+   into one byte a position (two for a distance table), the smallest classes first,
+   while the bytes loaded for the variant stay within max_bytes (SIZE_MAX: all of them;
+   Oware up to 20 seeds: 216 MB). A value of a loaded class then costs one random
+   memory read: mtb_value_pits about 7 times as fast on tables larger than the
+   processor's cache, mtb_values_pits more (results/probe.md). Without it (the
+   default) values are decoded in place from the mapped files, with no memory beyond
+   the cache's bound. *bytes (may be NULL) receives the bytes loaded for the variant,
+   *left (may be NULL) the tables left out for the budget. The memory is given back
+   when every handle on those files is closed. Errors: MTB_ERR_ARGUMENT (NULL tb, not a
+   variant of mtb_variant), MTB_ERR_NOT_FOUND, MTB_ERR_CORRUPT (a damaged table: those
+   loaded before it stay loaded), MTB_ERR_INTERNAL (out of memory). Thread-safe: other
+   calls go on meanwhile with the same answers. */
+MTB_API mtb_error mtb_load(mtb_tables* tb, int variant, size_t max_bytes, size_t* bytes, int* left);
 
 #ifdef __cplusplus
 }

@@ -76,6 +76,9 @@ class TableCache {
   std::size_t capacity() const;
   void set_capacity(std::size_t bytes);
   std::size_t bytes() const;  // heap bytes of the tables kept
+  // Counts `t`'s bytes again (after TableFile::load) and keeps the bound: a loaded
+  // table no handle holds is let go first.
+  void recount(const TableFile& t);
 
  private:
   struct Entry {
@@ -140,6 +143,22 @@ class Tablebase {
   static constexpr std::size_t kBatch = 16;
   std::expected<void, TableError> values(const Variant& v, std::span<const Position> ps, std::span<Value> out,
                                          std::size_t* failed = nullptr) const;
+  // Loads a variant's tables into memory (TableFile::load: each value decoded once, one
+  // byte a position, two for a distance): the smallest classes first, each class's
+  // values then its distances, while the bytes loaded (counting those loaded before,
+  // by any handle) stay within max_bytes. A value of a loaded class then costs one
+  // memory read (results/probe.md: values from numbers at about 1/5 of the rate of
+  // random one-byte reads, against 1/35 decoded in place). The memory is held by the
+  // open tables: given back when every handle on them is closed (the cache keeps no
+  // loaded table beyond its bound). Errors: a class that fails to open or to load
+  // (Corrupt, OutOfMemory); the classes loaded before it stay loaded. Thread-safe:
+  // other calls go on meanwhile, reading in place until a class is loaded.
+  struct Loaded {
+    std::size_t bytes = 0;  // loaded bytes of the variant's tables
+    int classes = 0;        // tables loaded (values and distances)
+    int left = 0;           // tables left out (over the budget)
+  };
+  std::expected<Loaded, TableError> load(const Variant& v, std::size_t max_bytes) const;
   // Distance of a tabled position (docs/values.md; NotFound without its .mtz file).
   std::expected<int, TableError> distance(const Variant& v, const Position& p) const;
   // Value and every move's value. The value is the best move's (the tables are made
