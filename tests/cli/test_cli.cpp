@@ -537,6 +537,43 @@ TEST(Cli, ProbeStreamAnswersEveryLineInOrder) {
   EXPECT_EQ(lines(args.out)[2], out[6]);
 }
 
+// probe --load MIB: the same answers from tables loaded into memory, as arguments and
+// on the protocol; a damaged table is named on stderr and its positions answered
+// "corrupt" (read in place), the others still answered.
+TEST(Cli, ProbeLoadGivesTheSameAnswers) {
+  const TableDir tb("oware --max-seeds 6");
+  const std::vector<std::string> input = {"oware 1,0,0,2,0,0/0,1,0,0,1,0 S", "oware 0,0,0,0,0,2/2,0,0,0,0,0 N",
+                                          "oware 1,1,0,2,0,0/0,1,0,0,1,0 S", "oware 0,0,3,0,0,0/0,0,0,0,0,0 S"};
+  std::string text;
+  for (const auto& l : input) text += l + "\n";
+  const Outcome plain = run_with_input("probe '" + tb.path + "' -", text);
+  const Outcome loaded = run_with_input("probe '" + tb.path + "' - --load 64", text);
+  EXPECT_EQ(plain.code, 0);
+  EXPECT_EQ(loaded.code, 0) << loaded.err;
+  EXPECT_EQ(loaded.err, "");
+  EXPECT_EQ(loaded.out, plain.out);
+  ASSERT_EQ(lines(loaded.out).size(), input.size());
+  EXPECT_EQ(run("probe '" + tb.path + "' '" + input[0] + "' --json --load 1").out, lines(plain.out)[0] + "\n");
+  EXPECT_NE(run("probe '" + tb.path + "' - --load -1").code, 0);
+  // The 6-seed class damaged in its middle: named on stderr, its position corrupt.
+  const std::string six = tb.path + "/oware.6.0000000000000000.mtb";
+  std::string bytes;
+  {
+    std::ifstream in(six, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  ASSERT_GT(bytes.size(), 100u);
+  bytes[bytes.size() / 2] = static_cast<char>(bytes[bytes.size() / 2] ^ 0x10);
+  std::ofstream(six, std::ios::binary | std::ios::trunc) << bytes;
+  const Outcome damaged = run_with_input("probe '" + tb.path + "' - --load 64", text);
+  EXPECT_EQ(damaged.code, 0);
+  EXPECT_NE(damaged.err.find("--load"), std::string::npos) << damaged.err;
+  const auto out = lines(damaged.out);
+  ASSERT_EQ(out.size(), input.size());
+  EXPECT_EQ(out[0], lines(plain.out)[0]);  // 4 seeds: loaded
+  EXPECT_NE(out[2].find("\"code\":\"corrupt\""), std::string::npos) << out[2];  // 6 seeds
+}
+
 // Bytes that are not UTF-8 (issue 31): each such line is answered with an error that is
 // itself valid JSON (the bad bytes echoed as U+FFFD), and the stream goes on; on the
 // command line the positions after such a one are still answered.

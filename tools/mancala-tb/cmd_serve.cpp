@@ -15,6 +15,7 @@
 // thread-safe.
 #include <httplib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -52,6 +53,7 @@ struct ServeArgs {
   int port = 8080, threads = 0;
   std::size_t max_body = 64 * 1024, max_lines = 1000;
   bool quiet = false;
+  std::int64_t load_mib = 0;
 };
 
 int http_status(TableError::Code c) {
@@ -166,6 +168,9 @@ int run_serve(const ServeArgs& a) {
     if (!tb) throw std::runtime_error(tb.error().message);
     folders.push_back({d, *tb});
   }
+  const std::size_t budget = static_cast<std::size_t>(a.load_mib) << 20;  // --load: one budget for every folder
+  std::size_t loaded = 0;
+  for (const Folder& f : folders) loaded += load_tables(*f.tb, budget - std::min(budget, loaded), "serve");
   const Json index = index_json(folders);
 
   httplib::Server svr;
@@ -265,7 +270,7 @@ void add_serve_command(CLI::App& root, std::vector<Command>& out) {
   auto st = std::make_shared<ServeArgs>();
   CLI::App* c = add_command(
       root, "serve", "the tables over HTTP: a JSON API and an explorer page",
-      {"mancala-tb serve DIR... [--port N] [--host ADDR] [--threads T]",
+      {"mancala-tb serve DIR... [--port N] [--host ADDR] [--threads T] [--load MIB]",
        "Serves the tables of each DIR over HTTP until Ctrl-C (or SIGTERM): the explorer page\n"
        "at / (the board, every move's value on its pit, click a move to play it, back and\n"
        "forward, a permalink per position) and a JSON API:\n"
@@ -290,6 +295,10 @@ void add_serve_command(CLI::App& root, std::vector<Command>& out) {
       ->check(CLI::Range(std::size_t{1}, std::size_t{16} << 20));
   c->add_option("--max-positions", st->max_lines, "most positions in one POST, 1..100000 (default 1000)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{100000}));
+  c->add_option("--load", st->load_mib,
+                "MiB: load the tables into memory first, smallest classes first, up to MiB in all "
+                "(one byte a value; default 0: read in place)")
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 30));
   c->add_flag("--quiet,-q", st->quiet, "no message on stderr when stopped");
   out.push_back({c, [st] { return run_serve(*st); }});
 }

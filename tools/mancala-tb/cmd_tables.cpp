@@ -148,6 +148,19 @@ nlohmann::ordered_json answer_json(const std::string& input, const ProbeAnswer& 
   return o;
 }
 
+std::size_t load_tables(const Tablebase& tb, std::size_t budget, const char* cmd) {
+  if (budget == 0) return 0;
+  std::size_t used = 0;
+  for (const std::string& name : tb.variants()) {
+    auto v = make_variant(name);
+    if (!v) continue;
+    auto r = tb.load(**v, budget - std::min(budget, used));
+    if (!r) std::fprintf(stderr, "mancala-tb %s: --load: %s (read in place)\n", cmd, r.error().message.c_str());
+    else used += r->bytes;
+  }
+  return used;
+}
+
 namespace {
 
 void print_text(const ProbeAnswer& a) {
@@ -167,10 +180,11 @@ void print_text(const ProbeAnswer& a) {
   }
 }
 
-int run_probe(const std::string& dir, const std::vector<std::string>& args, bool json) {
+int run_probe(const std::string& dir, const std::vector<std::string>& args, bool json, std::int64_t load_mib) {
 
   if (dir.empty() || args.empty()) throw UsageError("probe needs DIR and at least one POSITION (see --help)");
   const auto tb = open_or_throw(dir);
+  load_tables(*tb, static_cast<std::size_t>(load_mib) << 20, "probe");
   int status = 0;
   if (args.size() == 1 && args[0] == "-") {
     // The engine protocol: every line answered, in order, flushed.
@@ -183,6 +197,7 @@ int run_probe(const std::string& dir, const std::vector<std::string>& args, bool
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (std::chrono::steady_clock::now() - looked > std::chrono::seconds(1)) {
         tb->refresh();
+        load_tables(*tb, static_cast<std::size_t>(load_mib) << 20, "probe");  // tables replaced meanwhile: loaded again
         looked = std::chrono::steady_clock::now();
       }
       std::string answer;
@@ -571,12 +586,13 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
       std::string dir;
       std::vector<std::string> positions;
       bool json = false;
+      std::int64_t load_mib = 0;
     };
     auto st = std::make_shared<State>();
     CLI::App* c = add_command(
         root, "probe", "value and ranked moves of positions from the tables",
-        {"mancala-tb probe DIR POSITION... [--json]\n"
-         "       mancala-tb probe DIR -          (engine protocol: one JSON line per input line)",
+        {"mancala-tb probe DIR POSITION... [--json] [--load MIB]\n"
+         "       mancala-tb probe DIR - [--load MIB]   (engine protocol: one JSON line per input line)",
          "Exact value and every move's value of each POSITION from the tables in DIR.\n"
          "POSITION is VARIANT PITS SIDE [FLAGS], one argument or split.\n\n"
          "With '-' probe reads positions from standard input, one a line, and answers each\n"
@@ -593,14 +609,19 @@ void add_table_commands(CLI::App& root, std::vector<Command>& out) {
          {"mancala-tb generate oware --max-seeds 8 --out tb/",
           "mancala-tb probe tb/ \"oware 1,0,0,2,0,0/0,1,0,0,1,0 S\"",
           "mancala-tb probe tb/ oware 1,0,0,2,0,0/0,1,0,0,1,0 S oware 0,0,0,0,0,2/2,0,0,0,0,0 N --json",
-          "printf 'oware 1,0,0,2,0,0/0,1,0,0,1,0 S\\nnot a position\\n' | mancala-tb probe tb/ -"},
+          "printf 'oware 1,0,0,2,0,0/0,1,0,0,1,0 S\\nnot a position\\n' | mancala-tb probe tb/ -",
+          "printf 'oware 1,0,0,2,0,0/0,1,0,0,1,0 S\\n' | mancala-tb probe tb/ - --load 64"},
          ""});
     c->add_option("DIR", st->dir, "table folder made by `mancala-tb generate`");
     c->add_option("POSITION", st->positions, "positions, one argument each or split; '-' reads standard input");
     c->add_flag("--json", st->json,
                 "one JSON object per position: position, value (margin, or \"win\"/\"draw\"/\"loss\"), "
                 "depth (plies, win/loss games), moves (best first: move, value, depth, gains)");
-    out.push_back({c, [st] { return run_probe(st->dir, st->positions, st->json); }});
+    c->add_option("--load", st->load_mib,
+                  "MiB: load the tables into memory first, smallest classes first, up to MiB in all "
+                  "(one byte a value: each probe then reads memory instead of decoding; default 0: none)")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 30));
+    out.push_back({c, [st] { return run_probe(st->dir, st->positions, st->json, st->load_mib); }});
   }
   {
     struct State {

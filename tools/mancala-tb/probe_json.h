@@ -25,6 +25,12 @@ struct ProbeAnswer {
 void put_value(nlohmann::ordered_json& o, GameKind kind, Value value);
 // Parses and probes `input`; never throws (errors are answers).
 ProbeAnswer probe_one(const Tablebase& tb, const std::string& input);
+// --load MIB (probe, serve): every variant's tables in `tb` loaded into memory
+// (Tablebase::load), the smallest classes first, within `budget` bytes in all; 0 does
+// nothing.
+// A table that fails to load is named on stderr after `cmd` and read in place (its
+// answers then say what is wrong with it). Returns the bytes loaded.
+std::size_t load_tables(const Tablebase& tb, std::size_t budget, const char* cmd);
 // {"position", "value"[, "depth"], "moves": [{"move", "value"[, "depth"], "gains"}]}, or
 // {"input", "error", "code"} (docs/notation.md, "probe --json").
 nlohmann::ordered_json answer_json(const std::string& input, const ProbeAnswer& a);
