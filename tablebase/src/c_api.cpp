@@ -27,6 +27,12 @@ struct mtb_tables {
   std::array<mancala::VariantPtr, MTB_MAX_VARIANTS> variants;
   // Their files in the folder, found once (the handle never refreshes the folder).
   std::array<const mancala::Tablebase::VariantTables*, MTB_MAX_VARIANTS> files{};
+  // North to move given as numbers (mtb_value_pits), the pits as South sees them:
+  // x[i] = pits[north[i]] (the variant's rotate, found once), where rotate keeps a
+  // position without marks or flags free of them (north_plain); and the pits.
+  std::array<std::array<std::uint8_t, mancala::kMaxPits>, MTB_MAX_VARIANTS> north{};
+  std::array<bool, MTB_MAX_VARIANTS> north_plain{};
+  std::array<int, MTB_MAX_VARIANTS> pits{};
   std::atomic<int> count{0};
 };
 
@@ -337,8 +343,22 @@ mtb_error mtb_variant(mtb_tables* tb, const char* name, int* variant, int* pits)
     while (id < n && tb->variants[static_cast<std::size_t>(id)]->name() != (*v)->name()) ++id;
     if (id == n) {
       if (n == MTB_MAX_VARIANTS) return fail(MTB_ERR_ARGUMENT, "mtb_variant: more than MTB_MAX_VARIANTS variants");
-      tb->variants[static_cast<std::size_t>(n)] = *v;
-      tb->files[static_cast<std::size_t>(n)] = tb->tb->files_of(**v);
+      const auto k = static_cast<std::size_t>(n);
+      tb->variants[k] = *v;
+      tb->files[k] = tb->tb->files_of(**v);
+      // Where rotate takes each pit: pits numbered 1..P, turned round.
+      const int P = (*v)->pits();
+      mancala::Position q;
+      for (int i = 0; i < P; ++i) q.pits[static_cast<std::size_t>(i)] = static_cast<mancala::Seeds>(i + 1);
+      const mancala::Position r = (*v)->rotate(q);
+      bool plain = r.flags == 0 && r.jeppe == -1 && !r.has_marks(P);
+      for (int i = 0; i < P && plain; ++i) {
+        const int from = r.pits[static_cast<std::size_t>(i)] - 1;
+        plain = from >= 0 && from < P;
+        tb->north[k][static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(plain ? from : 0);
+      }
+      tb->north_plain[k] = plain;
+      tb->pits[k] = P;
       tb->count.store(n + 1, std::memory_order_release);
     }
     *variant = id;
@@ -367,9 +387,30 @@ mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int
     if (!tb || !pits || !value) return fail(MTB_ERR_ARGUMENT, "mtb_value_pits: NULL argument");
     const mancala::Variant* v = variant_of(tb, variant, "mtb_value_pits");
     if (!v) return MTB_ERR_ARGUMENT;
+    const auto k = static_cast<std::size_t>(variant);
+    if (!marks && (side == 0 || (side == 1 && tb->north_plain[k]))) {
+      // The short way (Tablebase::plain_value): the pits as South sees them, checked and
+      // summed in one pass; anything it does not answer goes the general way below.
+      mancala::Seeds x[mancala::kMaxPits];
+      unsigned all = 0;  // a count outside 0..255 sets a bit above them
+      int seeds = 0;
+      const int P = tb->pits[k];
+      for (int i = 0; i < P; ++i) {
+        const int s = pits[side ? tb->north[k][static_cast<std::size_t>(i)] : i];
+        all |= static_cast<unsigned>(s);
+        seeds += s;
+        x[i] = static_cast<mancala::Seeds>(s);
+      }
+      mancala::Value r = 0;
+      if (all <= 255 && tb->tb->plain_value(tb->files[k], x, seeds, r)) {
+        *value = c_value(v->kind(), r);
+        if (plies) *plies = c_plies(v->kind(), r);
+        return MTB_OK;
+      }
+    }
     mancala::Position p;
     if (mtb_error e = position_of(*v, pits, marks, side, "mtb_value_pits: ", p); e != MTB_OK) return e;
-    auto r = tb->tb->value(*v, tb->files[static_cast<std::size_t>(variant)], p);
+    auto r = tb->tb->value(*v, tb->files[k], p);
     if (!r) return value_by_moves(tb, *v, p, r.error(), "mtb_value_pits: ", value, plies);
     *value = c_value(v->kind(), *r);
     if (plies) *plies = c_plies(v->kind(), *r);

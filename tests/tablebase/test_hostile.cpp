@@ -570,6 +570,52 @@ TEST(Hostile, ValuePitsAgreesWithValue) {
   mtb_close(h);
 }
 
+// mtb_value_pits' short way (Tablebase::plain_value: no marks, the pits ranked as they
+// come) answers what mtb_value answers for the text, from either side, in every game
+// whose tables have plain classes (Cenne 5:4 turned round has flags: the general way),
+// read in place and loaded.
+TEST(Hostile, ValuePitsShortWayAgreesInEveryGame) {
+  const std::pair<const char*, int> games[] = {{"oware", 7},          {"kalah:4:empty", 8}, {"kalah:5:standard", 6},
+                                               {"djenon-aboure", 6},  {"cenne:5:4", 7},     {"cenne:7:7", 5},
+                                               {"kotu-baendum", 4}};
+  for (const auto& [spec, seeds] : games) {
+    TempDir d;
+    gen(spec, seeds, d.path);
+    const VariantPtr v = variant(spec);
+    mtb_tables* h = nullptr;
+    ASSERT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
+    int id = -1, pits = 0;
+    ASSERT_EQ(mtb_variant(h, spec, &id, &pits), MTB_OK);
+    std::size_t checked = 0;
+    for (int loaded = 0; loaded < 2; ++loaded) {
+      if (loaded) {
+        ASSERT_EQ(mtb_load(h, id, static_cast<std::size_t>(-1), nullptr, nullptr), MTB_OK);
+      }
+      for (int n = 0; n <= seeds; ++n) {
+        const ClassIndex idx(*v, ClassKey{0, n});
+        for (Index r = 0; r < idx.size(); r += 1 + idx.size() / 150)
+          for (const Side side : {Side::South, Side::North}) {
+            const Position p = idx.unrank(r);
+            const std::string text = format_position(*v, p, side);
+            int want = 0, got = 0, want_plies = 0, got_plies = 0;
+            const mtb_error e = mtb_value(h, text.c_str(), &want, &want_plies);
+            const Position absolute = side == Side::South ? p : v->rotate(p);
+            if (absolute.flags != 0 || absolute.has_marks(pits)) continue;  // not a board of numbers alone
+            std::vector<int> board(static_cast<std::size_t>(pits));
+            for (int i = 0; i < pits; ++i) board[static_cast<std::size_t>(i)] = absolute.pits[static_cast<std::size_t>(i)];
+            ASSERT_EQ(mtb_value_pits(h, id, board.data(), nullptr, side == Side::North, &got, &got_plies), e) << text;
+            if (e != MTB_OK) continue;
+            EXPECT_EQ(got, want) << text;
+            EXPECT_EQ(got_plies, want_plies) << text;
+            ++checked;
+          }
+      }
+    }
+    EXPECT_GT(checked, 200u) << spec;
+    mtb_close(h);
+  }
+}
+
 // Oware's tables up to 6 seeds in a temporary folder, open through the C API, and
 // Oware's variant number on that handle.
 struct OwareHandle {

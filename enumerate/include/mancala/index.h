@@ -80,6 +80,11 @@ class DistributionIndex {
   Index rank(const Seeds* x, int n) const;  // inline without a filter, out of line with one
   void unrank(Index r, int n, Seeds* x) const;
   bool allowed(const Seeds* x) const;
+  // rank(x, n) where allowed(x), else kLeftOut: the check and the rank in one pass.
+  static constexpr Index kLeftOut = ~Index{0};
+  Index rank_if_allowed(const Seeds* x, int n) const {
+    return steps_.empty() ? rank_filtered(x, n, true) : rank(x, n);
+  }
 
   // Without a filter, the rank telescoped into one look-up per pit (below): row j of
   // E(j, s), s in [0, max_seeds], at steps() + j * (max_seeds() + 1); null with a
@@ -90,7 +95,8 @@ class DistributionIndex {
 
  private:
   Index c(int j, int m, int z) const { return counts_[((static_cast<std::size_t>(j) * (max_seeds_ + 1)) + static_cast<std::size_t>(m)) * 2 + static_cast<std::size_t>(z)]; }
-  Index rank_filtered(const Seeds* x, int n) const;
+  // With a filter; `check`: kLeftOut where the filter leaves x out.
+  Index rank_filtered(const Seeds* x, int n, bool check = false) const;
   int next_z(int j, int x, int z) const { return z | ((x == 0 && j >= filter_.zero_from && j < filter_.zero_to) ? 1 : 0); }
 
   int pits_, max_seeds_;
@@ -154,6 +160,9 @@ class ClassIndex {
   // Every pit live, one orientation, no filter, no subset: the rank is the plain
   // distribution rank of the pits (solvers may compute it on compact pit arrays).
   bool plain_distribution() const { return plain_ && !subset_ && !dist_->filter().active(); }
+  // The rank is the distribution rank of the pits in circuit order (every pit live, one
+  // orientation, no position list), a filter leaving some out (distribution().allowed).
+  bool ranks_pits() const { return plain_ && !subset_; }
   const DistributionIndex& distribution() const { return *dist_; }
 
   // Precondition: class_of(p) == key() and allowed(p).

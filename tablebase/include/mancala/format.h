@@ -299,14 +299,21 @@ class TableFile {
   // The value of position i: W = 1 the signed margin, W = 2 the int16 (a distance:
   // its u16 bits, see entry()).
   std::expected<Value, TableError> value(Index i) const {
-    if (const unsigned char* r = loaded_.load(std::memory_order_acquire)) {  // load(): one read
-      if (i >= header_.positions) return std::unexpected(TableError{TableError::BadPosition, "index out of range"});
-      return header_.value_width == 1 ? static_cast<Value>(static_cast<std::int8_t>(r[i]))
-                                      : static_cast<Value>(static_cast<std::uint16_t>(r[2 * i] | r[2 * i + 1] << 8));
-    }
+    if (Value v; loaded_value(i, v)) return v;  // load(): one read
     auto e = entry(i);
     if (!e) return std::unexpected(e.error());
     return header_.value_width == 1 ? static_cast<Value>(static_cast<std::int8_t>(*e)) : static_cast<Value>(*e);
+  }
+  // The value of position i from the loaded values (load()), as value() gives it: true
+  // with `out` set; false when the table is not loaded or i is out of range. Nothing
+  // to destroy on the way out (an engine's hottest call: the std::expected of value()
+  // cost a call of its destructor).
+  bool loaded_value(Index i, Value& out) const {
+    const unsigned char* r = loaded_.load(std::memory_order_acquire);
+    if (!r || i >= header_.positions) return false;
+    out = header_.value_width == 1 ? static_cast<Value>(static_cast<std::int8_t>(r[i]))
+                                   : static_cast<Value>(static_cast<std::uint16_t>(r[2 * i] | r[2 * i + 1] << 8));
+    return true;
   }
   // Three stages for a caller that holds several positions (Tablebase::values, probe):
   // prefetch(i) reads what entry(i) needs first (its block's offsets); prefetch_unit(i)

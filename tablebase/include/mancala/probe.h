@@ -159,6 +159,29 @@ class Tablebase {
     int left = 0;           // tables left out (over the budget)
   };
   std::expected<Loaded, TableError> load(const Variant& v, std::size_t max_bytes) const;
+  // The short way to the value of a position without marks or flags (South to move),
+  // given by its pits x[0..P) holding `seeds` in all: its class is the plain class of
+  // its seeds (class_of of such a position, every variant), ranked from the pits alone,
+  // no Position made (mtb_value_pits: an engine's hot call, about 15 % of its
+  // instructions left, so that one call's read from memory overlaps the next call). True
+  // with `out` set; false where it does not answer (the class not opened yet, or ranked
+  // otherwise, the position left out by its filter, a read that fails): value() answers
+  // then, or says why. `files` as files_of(v).
+  bool plain_value(const VariantTables* files, const Seeds* x, int seeds, Value& out) const {
+    if (!files || seeds < 0 || static_cast<std::size_t>(seeds) >= files->plain[0].size()) return false;
+    const Slot* s = files->plain[0][static_cast<std::size_t>(seeds)];
+    const TableFile* t = s ? s->ready.load(std::memory_order_acquire) : nullptr;
+    if (!t) return false;
+    const ClassIndex& idx = *t->ready_index();
+    if (!idx.ranks_pits()) return false;
+    const Index i = idx.distribution().rank_if_allowed(x, seeds);
+    if (i == DistributionIndex::kLeftOut) return false;
+    if (t->loaded_value(i, out)) return true;
+    auto v = t->value(i);
+    if (!v) return false;
+    out = *v;
+    return true;
+  }
   // Distance of a tabled position (docs/values.md; NotFound without its .mtz file).
   std::expected<int, TableError> distance(const Variant& v, const Position& p) const;
   // Value and every move's value. The value is the best move's (the tables are made
