@@ -345,6 +345,7 @@ std::expected<void, TableError> Tablebase::entries(const Variant& v, const Varia
     }
     prefetch_stages(ready, [&](std::size_t k) -> const TableFile& { return *t[k]; }, [&](std::size_t k) { return at[k]; });
     for (std::size_t k = 0; k < ready; ++k) {
+      if (t[k]->loaded_value(at[k], out[g + k])) continue;  // loaded: nothing to destroy
       auto e = t[k]->value(at[k]);
       if (!e) {
         if (failed) *failed = g + k;
