@@ -33,6 +33,7 @@ struct mtb_tables {
   std::array<std::array<std::uint8_t, mancala::kMaxPits>, MTB_MAX_VARIANTS> north{};
   std::array<bool, MTB_MAX_VARIANTS> north_plain{};
   std::array<int, MTB_MAX_VARIANTS> pits{};
+  std::array<mancala::GameKind, MTB_MAX_VARIANTS> kinds{};
   std::atomic<int> count{0};
 };
 
@@ -359,6 +360,7 @@ mtb_error mtb_variant(mtb_tables* tb, const char* name, int* variant, int* pits)
       }
       tb->north_plain[k] = plain;
       tb->pits[k] = P;
+      tb->kinds[k] = (*v)->kind();
       tb->count.store(n + 1, std::memory_order_release);
     }
     *variant = id;
@@ -382,34 +384,46 @@ mtb_error mtb_play(const char* position, const char* move, mtb_turn* out) {
   });
 }
 
+namespace {
+// mtb_value_pits' short way (Tablebase::plain_value): a board without marks, the pits
+// as South sees them checked and summed in one pass, no Position made; nothing in it
+// throws or allocates, so it runs before guarded(). False: the general way answers
+// (or says why). An engine's hottest call: its instructions are kept few, so that one
+// call's read from memory overlaps the next call's work.
+bool short_value(mtb_tables* tb, int variant, const int* pits, int side, int* value, int* plies) {
+  if (!tb || !pits || !value || (side != 0 && side != 1) || variant < 0 || variant >= tb->count.load(std::memory_order_acquire))
+    return false;
+  const auto k = static_cast<std::size_t>(variant);
+  if (side == 1 && !tb->north_plain[k]) return false;
+  mancala::Seeds x[mancala::kMaxPits];
+  unsigned all = 0;  // a count outside 0..255 sets a bit above them
+  int seeds = 0;
+  const int P = tb->pits[k];
+  const std::uint8_t* from = tb->north[k].data();
+  for (int i = 0; i < P; ++i) {
+    const int s = pits[side ? from[i] : i];
+    all |= static_cast<unsigned>(s);
+    seeds += s;
+    x[i] = static_cast<mancala::Seeds>(s);
+  }
+  mancala::Value r = 0;
+  if (all > 255 || !tb->tb->plain_value(tb->files[k], x, seeds, r)) return false;
+  const mancala::GameKind kind = tb->kinds[k];
+  *value = c_value(kind, r);
+  if (plies) *plies = c_plies(kind, r);
+  return true;
+}
+}  // namespace
+
 mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int* marks, int side, int* value, int* plies) {
+  if (!marks && short_value(tb, variant, pits, side, value, plies)) return MTB_OK;
   return guarded([&] {
     if (!tb || !pits || !value) return fail(MTB_ERR_ARGUMENT, "mtb_value_pits: NULL argument");
     const mancala::Variant* v = variant_of(tb, variant, "mtb_value_pits");
     if (!v) return MTB_ERR_ARGUMENT;
-    const auto k = static_cast<std::size_t>(variant);
-    if (!marks && (side == 0 || (side == 1 && tb->north_plain[k]))) {
-      // The short way (Tablebase::plain_value): the pits as South sees them, checked and
-      // summed in one pass; anything it does not answer goes the general way below.
-      mancala::Seeds x[mancala::kMaxPits];
-      unsigned all = 0;  // a count outside 0..255 sets a bit above them
-      int seeds = 0;
-      const int P = tb->pits[k];
-      for (int i = 0; i < P; ++i) {
-        const int s = pits[side ? tb->north[k][static_cast<std::size_t>(i)] : i];
-        all |= static_cast<unsigned>(s);
-        seeds += s;
-        x[i] = static_cast<mancala::Seeds>(s);
-      }
-      mancala::Value r = 0;
-      if (all <= 255 && tb->tb->plain_value(tb->files[k], x, seeds, r)) {
-        *value = c_value(v->kind(), r);
-        if (plies) *plies = c_plies(v->kind(), r);
-        return MTB_OK;
-      }
-    }
     mancala::Position p;
     if (mtb_error e = position_of(*v, pits, marks, side, "mtb_value_pits: ", p); e != MTB_OK) return e;
+    const auto k = static_cast<std::size_t>(variant);
     auto r = tb->tb->value(*v, tb->files[k], p);
     if (!r) return value_by_moves(tb, *v, p, r.error(), "mtb_value_pits: ", value, plies);
     *value = c_value(v->kind(), *r);

@@ -308,7 +308,7 @@ class TableFile {
   // with `out` set; false when the table is not loaded or i is out of range. Nothing
   // to destroy on the way out (an engine's hottest call: the std::expected of value()
   // cost a call of its destructor).
-  bool loaded_value(Index i, Value& out) const {
+  [[gnu::always_inline]] bool loaded_value(Index i, Value& out) const {
     const unsigned char* r = loaded_.load(std::memory_order_acquire);
     if (!r || i >= header_.positions) return false;
     out = header_.value_width == 1 ? static_cast<Value>(static_cast<std::int8_t>(r[i]))
