@@ -885,6 +885,7 @@ std::expected<void, TableError> TableFile::decode_block(std::size_t b, std::uint
 std::expected<std::size_t, TableError> TableFile::load() const {
   std::lock_guard lock(load_mu_);
   if (const std::size_t n = loaded_bytes()) return n;
+  if (load_error_) return std::unexpected(*load_error_);  // a damaged block stays damaged
   const TableHeader& h = header_;
   const std::size_t room = bytes_to_load();
   void* m = ::mmap(nullptr, room, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -899,6 +900,8 @@ std::expected<std::size_t, TableError> TableFile::load() const {
     const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - first);
     if (auto ok = decode_block(b, count, dst + first * h.value_width); !ok) {
       ::munmap(m, room);
+      load_error_ = ok.error();
+      load_failed_.store(true, std::memory_order_release);
       return std::unexpected(ok.error());
     }
   }

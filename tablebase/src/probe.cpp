@@ -287,6 +287,10 @@ std::expected<Tablebase::Loaded, TableError> Tablebase::load(const Variant& v, s
       ++r.classes;
       continue;
     }
+    if (it.t->load_failed()) {  // reported by the call that tried it
+      ++r.left;
+      continue;
+    }
     if (r.bytes + it.bytes > max_bytes) {
       ++r.left;
       continue;

@@ -835,6 +835,11 @@ TEST(Load, BudgetAndDamage) {
   auto damaged = (*tb)->table(*v, ClassKey{0, 8});
   if (damaged) {
     EXPECT_EQ((*damaged)->loaded_bytes(), 0u);
+    // Once named, a table that failed to load is left out without another error.
+    auto again = (*tb)->load(*v, std::numeric_limits<std::size_t>::max());
+    ASSERT_TRUE(again) << again.error().message;
+    EXPECT_EQ(again->left, 1);
+    EXPECT_EQ(again->classes, 8);
   }
 }
 

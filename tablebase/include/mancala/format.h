@@ -380,6 +380,8 @@ class TableFile {
     const std::size_t page = n >= (std::size_t{2} << 20) ? std::size_t{2} << 20 : 4096;
     return (n + page - 1) / page * page;
   }
+  // A load() failed (the table stays read in place; load() returns its error again).
+  bool load_failed() const { return load_failed_.load(std::memory_order_acquire); }
   // The bytes load() took (0: not loaded).
   std::size_t loaded_bytes() const { return loaded_bytes_.load(std::memory_order_acquire); }
   // Checks that the header matches a variant (name, pits, kind, index version, value
@@ -520,6 +522,8 @@ class TableFile {
   // load(): the values in memory of their own (null until loaded; published once whole).
   mutable std::atomic<const unsigned char*> loaded_{nullptr};
   mutable std::atomic<std::size_t> loaded_bytes_{0};
+  mutable std::atomic<bool> load_failed_{false};
+  mutable std::optional<TableError> load_error_;  // under load_mu_
   mutable std::mutex load_mu_;
   mutable std::mutex mu_;
   mutable std::shared_ptr<const ClassIndex> index_;

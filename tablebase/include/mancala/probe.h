@@ -151,12 +151,14 @@ class Tablebase {
   // random one-byte reads, against 1/35 decoded in place). The memory is held by the
   // open tables: given back when every handle on them is closed (the cache keeps no
   // loaded table beyond its bound). Errors: a class that fails to open or to load
-  // (Corrupt, OutOfMemory); the classes loaded before it stay loaded. Thread-safe:
+  // (Corrupt, OutOfMemory); the classes loaded before it stay loaded, and a later call
+  // leaves a table that failed to load out (counted in `left`, no error: a protocol
+  // that loads again after each look at the folder names it once). Thread-safe:
   // other calls go on meanwhile, reading in place until a class is loaded.
   struct Loaded {
     std::size_t bytes = 0;  // loaded bytes of the variant's tables
     int classes = 0;        // tables loaded (values and distances)
-    int left = 0;           // tables left out (over the budget)
+    int left = 0;           // tables left out (over the budget, or failed to load before)
   };
   std::expected<Loaded, TableError> load(const Variant& v, std::size_t max_bytes) const;
   // The short way to the value of a position without marks or flags (South to move),
