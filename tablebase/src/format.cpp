@@ -893,18 +893,25 @@ std::expected<std::size_t, TableError> TableFile::load() const {
     return std::unexpected(TableError{TableError::OutOfMemory, path_.string() + ": cannot take " + std::to_string(room >> 20) +
                                                                    " MiB to load its values: " + std::strerror(errno)});
   ::madvise(m, room, MADV_HUGEPAGE);  // random reads: fewer TLB misses (a hint; refused is fine)
+  struct Unmap {  // given back on every way out but success (an error, an exception)
+    void* p;
+    std::size_t n;
+    ~Unmap() {
+      if (p) ::munmap(p, n);
+    }
+  } held{m, room};
   auto* dst = static_cast<std::uint8_t*>(m);
   // Blocks in order: the slack one writes over is the next one's room.
   for (std::size_t b = 0; b < h.blocks(); ++b) {
     const std::uint64_t first = static_cast<std::uint64_t>(b) << block_shift_;
     const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - first);
     if (auto ok = decode_block(b, count, dst + first * h.value_width); !ok) {
-      ::munmap(m, room);
       load_error_ = ok.error();
       load_failed_.store(true, std::memory_order_release);
       return std::unexpected(ok.error());
     }
   }
+  held.p = nullptr;
   loaded_bytes_.store(room, std::memory_order_release);
   loaded_.store(dst, std::memory_order_release);
   return room;

@@ -131,10 +131,19 @@ std::expected<std::shared_ptr<Tablebase>, TableError> Tablebase::open(const fs::
   return tb;
 }
 
-void Tablebase::refresh() {
+bool Tablebase::refresh() {
   auto fresh = open(dir_);
-  if (!fresh) return;  // the folder is gone: keep what is open
+  if (!fresh) return false;  // the folder is gone: keep what is open
   std::lock_guard lock(mu_);
+  bool changed = false;
+  auto paths = [](const std::map<std::string, VariantTables>& files) {
+    std::set<fs::path> out;
+    for (const auto& [name, vt] : files)
+      for (int c = 0; c < 2; ++c)
+        for (const auto& [key, s] : vt.slots[c]) out.insert(s.path);
+    return out;
+  };
+  if (paths(files_) != paths((*fresh)->files_)) changed = true;
   // Keep every open table whose file is unchanged; the others are retired (a reader
   // on another thread may still hold their pointer) and opened again when needed.
   for (auto& [name, vt] : (*fresh)->files_)
@@ -160,9 +169,13 @@ void Tablebase::refresh() {
   for (auto& [name, vt] : files_)
     for (int c = 0; c < 2; ++c)
       for (auto& [key, s] : vt.slots[c])
-        if (s.owner && !kept.count(s.owner.get())) retired_.push_back(s.owner);
+        if (s.owner && !kept.count(s.owner.get())) {
+          retired_.push_back(s.owner);
+          changed = true;
+        }
   files_ = std::move((*fresh)->files_);
   ignored_ = std::move((*fresh)->ignored_);
+  return changed;
 }
 
 std::vector<std::string> Tablebase::variants() const {

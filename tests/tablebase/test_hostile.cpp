@@ -879,3 +879,26 @@ TEST(Load, CApi) {
   EXPECT_EQ(mtb_load(nullptr, oware, 1, nullptr, nullptr), MTB_ERR_ARGUMENT);
   EXPECT_EQ(mtb_load(h, 5, 1, nullptr, nullptr), MTB_ERR_ARGUMENT);
 }
+
+// Tablebase::refresh says whether anything changed: nothing, then a table replaced
+// under its name (open before), then a file added (the protocol loads again only then).
+TEST(Load, RefreshSaysWhenTablesChange) {
+  TempDir d;
+  gen("oware", 5, d.path);
+  const VariantPtr v = variant("oware");
+  auto tb = Tablebase::open(d.path);
+  ASSERT_TRUE(tb);
+  ASSERT_TRUE((*tb)->table(*v, ClassKey{0, 5}));
+  EXPECT_FALSE((*tb)->refresh());
+  const fs::path five = d.path / table_file_name("oware", ClassKey{0, 5});
+  const auto bytes = slurp(five);
+  fs::remove(five);
+  spit(five, bytes);  // the same bytes, another file
+  EXPECT_TRUE((*tb)->refresh());
+  EXPECT_FALSE((*tb)->refresh());
+  TempDir more;
+  gen("oware", 6, more.path);
+  fs::copy_file(more.path / table_file_name("oware", ClassKey{0, 6}), d.path / table_file_name("oware", ClassKey{0, 6}));
+  EXPECT_TRUE((*tb)->refresh());
+  EXPECT_FALSE((*tb)->refresh());
+}

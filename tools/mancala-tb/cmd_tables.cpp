@@ -196,15 +196,14 @@ int run_probe(const std::string& dir, const std::vector<std::string>& args, bool
     while (std::getline(std::cin, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       if (std::chrono::steady_clock::now() - looked > std::chrono::seconds(1)) {
-        tb->refresh();
-        load_tables(*tb, static_cast<std::size_t>(load_mib) << 20, "probe");  // tables replaced meanwhile: loaded again
+        if (tb->refresh()) load_tables(*tb, static_cast<std::size_t>(load_mib) << 20, "probe");  // replaced: loaded again
         looked = std::chrono::steady_clock::now();
       }
       std::string answer;
       try {
         ProbeAnswer ans = probe_one(*tb, line);  // errors are answers here, not failures
         if (!ans.result && ans.result.error().code != Error::BadPosition && ans.result.error().code != Error::InvalidArgument) {
-          tb->refresh();
+          if (tb->refresh()) load_tables(*tb, static_cast<std::size_t>(load_mib) << 20, "probe");
           looked = std::chrono::steady_clock::now();
           ans = probe_one(*tb, line);
         }
