@@ -27,7 +27,7 @@
  * calls per second of wall time (all threads), then per second of the process's CPU
  * time (the figure that holds on a machine shared with other jobs). With PROBE_LOAD=1, the
  * tables are then loaded into memory (mtb_load) and pits, batch, pprobe and hot measured
- * again: "loaded BYTES SECONDS pits P P' batch Y Y' pprobe R R' hot H H'". */
+ * again, and mtb_value: "loaded BYTES SECONDS pits P P' batch Y Y' pprobe R R' hot H H' text X X'". */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
 #include <stdint.h>
@@ -251,8 +251,9 @@ int main(int argc, char** argv) {
            threads, w[0], w[1], w[2], w[3], w[4], w[5], w[6], c[0], c[1], c[2], c[3], c[4], c[5], c[6], w[7], c[7], w[8], c[8],
            w[9], c[9]);
     /* PROBE_LOAD=1: then the variant's tables loaded (mtb_load, no budget) and values from
-       numbers, batches and full probes from numbers again, printed after the figures above
-       as "loaded BYTES SECONDS pits P P' batch Y Y' pprobe R R' hot H H'" (wall, CPU) */
+       numbers, batches, full probes from numbers and values from text again, printed after
+       the figures above as "loaded BYTES SECONDS pits P P' batch Y Y' pprobe R R' hot H H'
+       text X X'" (wall, CPU) */
     if (getenv("PROBE_LOAD") && atoi(getenv("PROBE_LOAD"))) {
       size_t bytes = 0;
       double t0 = now();
@@ -261,9 +262,9 @@ int main(int argc, char** argv) {
       t0 = now() - t0;
       printf("loaded %zu %.3f", bytes, t0);
       {
-        static const int again[4] = {1, 4, 6, 7};
-        static const char* names[4] = {"pits", "batch", "pprobe", "hot"};
-        for (m = 0; m < 4; ++m) {
+        static const int again[5] = {1, 4, 6, 7, 2};
+        static const char* names[5] = {"pits", "batch", "pprobe", "hot", "text"};
+        for (m = 0; m < 5; ++m) {
           double wr = only && !strchr(only, '0' + again[m]) ? 0.0 : rate(again[m]);
           printf(" %s %.0f %.0f", names[m], wr, wr > 0.0 ? cpu_rate : 0.0);
         }

@@ -16,7 +16,7 @@
 # again (everything in the cache: the floor of the call's instructions), mtb_value of
 # one position again (the same with the parse of its text), all in the
 # same run; then, in the same process, the tables loaded into memory (mtb_load) and
-# values from numbers, batches and full probes from numbers again. Peak memory: the
+# values from numbers, from text, batches and full probes from numbers again. Peak memory: the
 # peak resident size (GNU time) of the 8-thread run without the array, beside the
 # bytes of the tables (the mapped files).
 set -euo pipefail
@@ -48,8 +48,8 @@ for seeds in $SEEDS; do
     out=$(PROBE_LOAD=1 "$BUILD/bench/probe_rate_c" "$dir" "$WORK/positions.txt" "$t" "$positions")
     read -r _ _ _ array _ pits _ text _ probe _ batch _ chain _ pprobe _ _ carray _ cpits _ ctext _ cprobe _ cbatch _ cchain _ cpprobe _ hot chot _ hottext chottext _ \
       <<<"$(head -1 <<<"$out")"
-    read -r _ lbytes lsecs _ lpits clpits _ lbatch clbatch _ lpprobe clpprobe _ lhot clhot <<<"$(sed -n 2p <<<"$out")"
-    lrows+="| up to $seeds | $t | $(awk -v b="$lbytes" 'BEGIN { printf "%.0f", b / 1048576 }') MiB in $lsecs s | $(fmt "$carray") | $(fmt "$clpits") ($(ratio "$carray" "$clpits")) | $(fmt "$clbatch") ($(ratio "$carray" "$clbatch")) | $(fmt "$clpprobe") ($(ratio "$carray" "$clpprobe")) | $(fmt "$cchain") ($(ratio "$carray" "$cchain")) | $(fmt "$clhot") ($(ratio "$carray" "$clhot")) |"$'\n'
+    read -r _ lbytes lsecs _ lpits clpits _ lbatch clbatch _ lpprobe clpprobe _ lhot clhot _ ltext cltext <<<"$(sed -n 2p <<<"$out")"
+    lrows+="| up to $seeds | $t | $(awk -v b="$lbytes" 'BEGIN { printf "%.0f", b / 1048576 }') MiB in $lsecs s | $(fmt "$carray") | $(fmt "$clpits") ($(ratio "$carray" "$clpits")) | $(fmt "$cltext") ($(ratio "$carray" "$cltext")) | $(fmt "$clbatch") ($(ratio "$carray" "$clbatch")) | $(fmt "$clpprobe") ($(ratio "$carray" "$clpprobe")) | $(fmt "$cchain") ($(ratio "$carray" "$cchain")) | $(fmt "$clhot") ($(ratio "$carray" "$clhot")) |"$'\n'
     rows+="| up to $seeds | $t | $(fmt "$array") | $(fmt "$pits") ($(ratio "$array" "$pits")) | $(fmt "$text") ($(ratio "$array" "$text")) | $(fmt "$probe") ($(ratio "$array" "$probe")) | $(fmt "$pprobe") ($(ratio "$array" "$pprobe")) | $(fmt "$batch") ($(ratio "$array" "$batch")) | $(fmt "$chain") ($(ratio "$array" "$chain")) | $(fmt "$hot") ($(ratio "$array" "$hot")) | $(fmt "$hottext") ($(ratio "$array" "$hottext")) |"$'\n'
     crows+="| up to $seeds | $t | $(fmt "$carray") | $(fmt "$cpits") ($(ratio "$carray" "$cpits")) | $(fmt "$ctext") ($(ratio "$carray" "$ctext")) | $(fmt "$cprobe") ($(ratio "$carray" "$cprobe")) | $(fmt "$cpprobe") ($(ratio "$carray" "$cpprobe")) | $(fmt "$cbatch") ($(ratio "$carray" "$cbatch")) | $(fmt "$cchain") ($(ratio "$carray" "$cchain")) | $(fmt "$chot") ($(ratio "$carray" "$chot")) | $(fmt "$chottext") ($(ratio "$carray" "$chottext")) |"$'\n'
   done
@@ -109,8 +109,8 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
   echo "table decoded once into one byte a position, 2 MiB pages; then a value is one memory"
   echo "read), calls per second of CPU time and the fraction of the array's rate of the same run:"
   echo
-  echo "| Oware | threads | loaded | array | values, numbers | values, batch | full probes, numbers | dependent reads | one position, cached |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| Oware | threads | loaded | array | values, numbers | values, text | values, batch | full probes, numbers | dependent reads | one position, cached |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
   printf '%s' "$lrows"
   echo
   echo "Targets (issue 31): values from numbers at least 1/10 of the array's rate, from text and"
