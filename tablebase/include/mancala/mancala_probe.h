@@ -240,9 +240,9 @@ MTB_API mtb_error mtb_probe_pits(mtb_tables* tb, int variant, const int* pits, c
    often and has the memory: each table's values decoded once (its checksums checked)
    into one byte a position (two for a distance table), the smallest classes first,
    while the bytes loaded for the variant stay within max_bytes (SIZE_MAX: all of them;
-   Oware up to 20 seeds: 216 MB). A value of a loaded class then costs one random
+   Oware up to 20 seeds: 215 MiB). A value of a loaded class then costs one random
    memory read: on tables larger than the processor's cache, mtb_value_pits about
-   2.5 times as fast and mtb_values_pits about 5 times (results/probe.md). Without it (the
+   2.5-3 times as fast and mtb_values_pits about 4 times (results/probe.md). Without it (the
    default) values are decoded in place from the mapped files, with no memory beyond
    the cache's bound. *bytes (may be NULL) receives the bytes loaded for the variant,
    *left (may be NULL) the tables left out for the budget. The memory is given back
