@@ -237,7 +237,10 @@ def main():
     subprocess.run([args.tb, "generate", "kalah:4:empty", "--max-seeds", "10", "--out", dirs[0]], check=True, capture_output=True)
     subprocess.run([args.tb, "generate", "oware", "--max-seeds", "6", "--out", dirs[1]], check=True, capture_output=True)
 
-    server = subprocess.Popen([args.tb, "serve", *dirs, "--port", "0", "--threads", "8", "--max-body", "65536"],
+    # --load: the tables loaded into memory (all of them fit in 1 MiB), their answers under
+    # 8 clients checked against `probe -`, which reads them in place.
+    server = subprocess.Popen([args.tb, "serve", *dirs, "--port", "0", "--threads", "8", "--max-body", "65536",
+                               "--load", "1"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline()
