@@ -883,12 +883,11 @@ TEST(Load, CApi) {
 // Tablebase::refresh says whether anything changed: nothing, then a table replaced
 // under its name (open before), then a file added (the protocol loads again only then).
 TEST(Load, RefreshSaysWhenTablesChange) {
-  TempDir d;
-  gen("oware", 5, d.path);
-  const VariantPtr v = variant("oware");
+  const OwareHandle o;  // Oware up to 6 seeds; the Tablebase is a handle of its own
+  const TempDir& d = o.d;
   auto tb = Tablebase::open(d.path);
   ASSERT_TRUE(tb);
-  ASSERT_TRUE((*tb)->table(*v, ClassKey{0, 5}));
+  ASSERT_TRUE((*tb)->table(*variant("oware"), ClassKey{0, 5}));
   EXPECT_FALSE((*tb)->refresh());
   const fs::path five = d.path / table_file_name("oware", ClassKey{0, 5});
   const auto bytes = slurp(five);
@@ -897,8 +896,8 @@ TEST(Load, RefreshSaysWhenTablesChange) {
   EXPECT_TRUE((*tb)->refresh());
   EXPECT_FALSE((*tb)->refresh());
   TempDir more;
-  gen("oware", 6, more.path);
-  fs::copy_file(more.path / table_file_name("oware", ClassKey{0, 6}), d.path / table_file_name("oware", ClassKey{0, 6}));
+  gen("oware", 7, more.path);
+  fs::copy_file(more.path / table_file_name("oware", ClassKey{0, 7}), d.path / table_file_name("oware", ClassKey{0, 7}));
   EXPECT_TRUE((*tb)->refresh());
   EXPECT_FALSE((*tb)->refresh());
 }
