@@ -621,8 +621,7 @@ TableError TableFile::short_unit(std::size_t b, std::size_t u) const {
 std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
   const TableHeader& h = header_;
   if (i >= h.positions) return std::unexpected(TableError{TableError::BadPosition, "index out of range"});
-  if (const unsigned char* r = loaded_.load(std::memory_order_acquire))
-    return h.value_width == 1 ? std::uint16_t{r[i]} : static_cast<std::uint16_t>(r[2 * i] | r[2 * i + 1] << 8);
+  if (const unsigned char* r = loaded_.load(std::memory_order_acquire)) return loaded_entry(r, i);
   const std::size_t b = static_cast<std::size_t>(i >> block_shift_);
   if (!((checked_[b / 64].load(std::memory_order_acquire) >> (b % 64)) & 1))
     if (auto ok = check_block(b); !ok) return std::unexpected(ok.error());

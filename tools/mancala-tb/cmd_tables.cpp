@@ -184,7 +184,8 @@ int run_probe(const std::string& dir, const std::vector<std::string>& args, bool
 
   if (dir.empty() || args.empty()) throw UsageError("probe needs DIR and at least one POSITION (see --help)");
   const auto tb = open_or_throw(dir);
-  load_tables(*tb, static_cast<std::size_t>(load_mib) << 20, "probe");
+  const std::size_t load_budget = static_cast<std::size_t>(load_mib) << 20;
+  load_tables(*tb, load_budget, "probe");
   int status = 0;
   if (args.size() == 1 && args[0] == "-") {
     // The engine protocol: every line answered, in order, flushed.
@@ -193,18 +194,18 @@ int run_probe(const std::string& dir, const std::vector<std::string>& args, bool
     // answer (then the line is answered again).
     std::string line;
     auto looked = std::chrono::steady_clock::now();
+    const auto look_again = [&] {  // tables replaced meanwhile are loaded again (--load)
+      if (tb->refresh()) load_tables(*tb, load_budget, "probe");
+      looked = std::chrono::steady_clock::now();
+    };
     while (std::getline(std::cin, line)) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      if (std::chrono::steady_clock::now() - looked > std::chrono::seconds(1)) {
-        if (tb->refresh()) load_tables(*tb, static_cast<std::size_t>(load_mib) << 20, "probe");  // replaced: loaded again
-        looked = std::chrono::steady_clock::now();
-      }
+      if (std::chrono::steady_clock::now() - looked > std::chrono::seconds(1)) look_again();
       std::string answer;
       try {
         ProbeAnswer ans = probe_one(*tb, line);  // errors are answers here, not failures
         if (!ans.result && ans.result.error().code != Error::BadPosition && ans.result.error().code != Error::InvalidArgument) {
-          if (tb->refresh()) load_tables(*tb, static_cast<std::size_t>(load_mib) << 20, "probe");
-          looked = std::chrono::steady_clock::now();
+          look_again();
           ans = probe_one(*tb, line);
         }
         answer = json_line(answer_json(line, ans));

@@ -302,7 +302,7 @@ class TableFile {
     if (Value v; loaded_value(i, v)) return v;  // load(): one read
     auto e = entry(i);
     if (!e) return std::unexpected(e.error());
-    return header_.value_width == 1 ? static_cast<Value>(static_cast<std::int8_t>(*e)) : static_cast<Value>(*e);
+    return value_of_entry(*e);
   }
   // The value of position i from the loaded values (load()), as value() gives it: true
   // with `out` set; false when the table is not loaded or i is out of range. Nothing
@@ -311,9 +311,17 @@ class TableFile {
   [[gnu::always_inline]] bool loaded_value(Index i, Value& out) const {
     const unsigned char* r = loaded_.load(std::memory_order_acquire);
     if (!r || i >= header_.positions) return false;
-    out = header_.value_width == 1 ? static_cast<Value>(static_cast<std::int8_t>(r[i]))
-                                   : static_cast<Value>(static_cast<std::uint16_t>(r[2 * i] | r[2 * i + 1] << 8));
+    out = value_of_entry(loaded_entry(r, i));
     return true;
+  }
+  // A raw entry (W bytes, little-endian) as value() gives it: W = 1 the signed margin,
+  // W = 2 the int16.
+  Value value_of_entry(std::uint16_t e) const {
+    return header_.value_width == 1 ? static_cast<Value>(static_cast<std::int8_t>(e)) : static_cast<Value>(e);
+  }
+  // The raw entry of position i (< positions) in the loaded values r.
+  std::uint16_t loaded_entry(const unsigned char* r, Index i) const {
+    return header_.value_width == 1 ? std::uint16_t{r[i]} : static_cast<std::uint16_t>(r[2 * i] | r[2 * i + 1] << 8);
   }
   // Three stages for a caller that holds several positions (Tablebase::values, probe):
   // prefetch(i) reads what entry(i) needs first (its block's offsets); prefetch_unit(i)
