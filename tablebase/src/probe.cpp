@@ -327,7 +327,8 @@ std::expected<int, TableError> Tablebase::distance(const Variant& v, const Posit
 
 std::expected<void, TableError> Tablebase::values(const Variant& v, std::span<const Position> ps, std::span<Value> out,
                                                   std::size_t* failed) const {
-  return entries(v, tables_of(v), ps, out, ps.size(), failed);
+  return entries(v, tables_of(v), ps.size(), [ps](std::size_t k) -> const Position& { return ps[k]; }, out, ps.size(),
+                 failed);
 }
 
 // Five passes over each group of kBatch positions: rank each; read each block's
@@ -337,16 +338,17 @@ std::expected<void, TableError> Tablebase::values(const Variant& v, std::span<co
 // the processor's window held the work of two or three positions and as many misses.
 // A position that fails stops the first pass; the positions before it are still
 // decoded.
-std::expected<void, TableError> Tablebase::entries(const Variant& v, const VariantTables* vt, std::span<const Position> ps,
+template <class At>
+std::expected<void, TableError> Tablebase::entries(const Variant& v, const VariantTables* vt, std::size_t count, At ps,
                                                    std::span<Value> out, std::size_t values_to, std::size_t* failed) const {
   const TableFile* t[kBatch];
   Index at[kBatch];
-  for (std::size_t g = 0; g < ps.size(); g += kBatch) {
-    const std::size_t n = std::min(kBatch, ps.size() - g);
+  for (std::size_t g = 0; g < count; g += kBatch) {
+    const std::size_t n = std::min(kBatch, count - g);
     std::optional<TableError> err;
     std::size_t ready = 0;
     for (; ready < n; ++ready) {
-      const Position& p = ps[g + ready];
+      const Position& p = ps(g + ready);
       auto x = table_in(v, vt, v.class_of(p), g + ready < values_to ? TableContent::Values : TableContent::Distances);
       if (!x) {
         err = x.error();
@@ -380,11 +382,22 @@ std::expected<void, TableError> Tablebase::entries(const Variant& v, const Varia
 
 std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const VariantTables* vt, const Position& p) const {
   ProbeResult r;
+  if (auto ok = probe(v, vt, p, r); !ok) return std::unexpected(ok.error());
+  return r;
+}
+
+std::expected<void, TableError> Tablebase::probe(const Variant& v, const VariantTables* vt, const Position& p,
+                                                 ProbeResult& r) const {
+  r.value = 0;
+  r.from_children = r.distances_missing = false;
+  r.distance = 0;
+  r.moves.clear();
   // The lists of a probe are kept by the thread from one probe to the next (no
   // allocation a probe: an engine's full probes spent a tenth of their time in malloc).
+  // The positions read are pointed to where they lie (the children, p).
   struct Lists {
     std::vector<Child> kids;
-    std::vector<Position> next;
+    std::vector<const Position*> next;
     std::vector<Value> read;
     std::vector<unsigned char> stay;  // kids[k] stays in the class (distances only)
   };
@@ -417,18 +430,19 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
   const bool own_value = indexed && kids.empty();
   next.clear();
   for (const Child& c : kids)
-    if (!c.game_over) next.push_back(c.next);
-  if (own_value) next.push_back(p);
+    if (!c.game_over) next.push_back(&c.next);
+  if (own_value) next.push_back(&p);
   const std::size_t nv = next.size();
   if (r.distances) {
     stay.resize(kids.size());
     for (std::size_t k = 0; k < kids.size(); ++k)
-      if ((stay[k] = stays(kids[k]))) next.push_back(kids[k].next);
-    if (indexed) next.push_back(p);
+      if ((stay[k] = stays(kids[k]))) next.push_back(&kids[k].next);
+    if (indexed) next.push_back(&p);
   }
   read.resize(next.size());
   std::size_t failed = 0;
-  if (auto ok = entries(v, vt, next, read, nv, &failed); !ok) {
+  if (auto ok = entries(v, vt, next.size(), [&](std::size_t k) -> const Position& { return *next[k]; }, read, nv, &failed);
+      !ok) {
     // A value that fails is an error; a distance file missing makes moves go by value.
     if (failed < nv || ok.error().code != TableError::NotFound) return std::unexpected(ok.error());
     r.distances = false;
@@ -481,7 +495,7 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
     if (kids.empty()) r.value = v.terminal_value(p);
     if (r.distances && r.value != 0 && !kids.empty()) r.distance = r.moves.front().distance;
   }
-  return r;
+  return {};
 }
 
 }  // namespace mancala

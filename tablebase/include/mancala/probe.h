@@ -197,6 +197,10 @@ class Tablebase {
     return probe(v, files_of(v), p);
   }
   std::expected<ProbeResult, TableError> probe(const Variant& v, const VariantTables* files, const Position& p) const;
+  // The same into `out`, whose lists keep their room from one probe to the next (an
+  // engine's probes, the C API's: no allocation a probe). On an error, out is unspecified.
+  std::expected<void, TableError> probe(const Variant& v, const VariantTables* files, const Position& p,
+                                        ProbeResult& out) const;
 
  private:
   // A class's file of one content: its table once opened (the raw pointer is read
@@ -224,7 +228,10 @@ class Tablebase {
                                                        TableContent content) const;
   // values() for both contents: the values of ps[0, values_to), the distances of the
   // rest (the u16 bits in a Value), their reads overlapping.
-  std::expected<void, TableError> entries(const Variant& v, const VariantTables* vt, std::span<const Position> ps,
+  // ps(k) gives the k-th of n positions (a span's, a probe's children where they lie:
+  // no copy of them).
+  template <class At>
+  std::expected<void, TableError> entries(const Variant& v, const VariantTables* vt, std::size_t n, At ps,
                                           std::span<Value> out, std::size_t values_to, std::size_t* failed) const;
   std::expected<const TableFile*, TableError> open_slot(const Variant& v, const ClassKey& key, TableContent content,
                                                         const Slot& s) const;
