@@ -181,9 +181,13 @@ void zero_result(mtb_result* out) {
 mtb_error probe_into(mtb_tables* tb, const mancala::Variant& v, const mancala::Tablebase::VariantTables* files,
                      const mancala::Position& p, const char* fn, mtb_result* out, mtb_ranked_move* moves, int capacity,
                      int* count, const std::array<std::string, 32>* sow_names = nullptr) {
-  thread_local mancala::ProbeResult kept;  // its list keeps its room: no allocation a probe
-  mancala::ProbeResult* r = &kept;
-  if (auto ok = tb->tb->probe(v, files, p, kept); !ok) return from_table_error(ok.error());
+  // Kept by the thread, their lists keep their room: no allocation a probe.
+  thread_local struct {
+    mancala::ProbeResult result;
+    mancala::Tablebase::Scratch scratch;
+  } kept;
+  mancala::ProbeResult* r = &kept.result;
+  if (auto ok = tb->tb->probe(v, files, p, kept.result, kept.scratch); !ok) return from_table_error(ok.error());
   out->kind = v.kind() == mancala::GameKind::Score ? MTB_SCORE : MTB_WIN_LOSS;
   out->value = c_value(v.kind(), r->value);
   out->plies = c_plies(v.kind(), r->value);

@@ -328,7 +328,7 @@ std::expected<int, TableError> Tablebase::distance(const Variant& v, const Posit
 std::expected<void, TableError> Tablebase::values(const Variant& v, std::span<const Position> ps, std::span<Value> out,
                                                   std::size_t* failed) const {
   return entries(v, tables_of(v), ps.size(), [ps](std::size_t k) -> const Position& { return ps[k]; }, out, ps.size(),
-                 failed);
+                 failed, [] {});
 }
 
 // Five passes over each group of kBatch positions: rank each; read each block's
@@ -338,9 +338,10 @@ std::expected<void, TableError> Tablebase::values(const Variant& v, std::span<co
 // the processor's window held the work of two or three positions and as many misses.
 // A position that fails stops the first pass; the positions before it are still
 // decoded.
-template <class At>
+template <class At, class Between>
 std::expected<void, TableError> Tablebase::entries(const Variant& v, const VariantTables* vt, std::size_t count, At ps,
-                                                   std::span<Value> out, std::size_t values_to, std::size_t* failed) const {
+                                                   std::span<Value> out, std::size_t values_to, std::size_t* failed,
+                                                   Between&& between) const {
   const TableFile* t[kBatch];
   Index at[kBatch];
   for (std::size_t g = 0; g < count; g += kBatch) {
@@ -363,6 +364,7 @@ std::expected<void, TableError> Tablebase::entries(const Variant& v, const Varia
       at[ready] = idx.rank(p);
     }
     prefetch_stages(ready, [&](std::size_t k) -> const TableFile& { return *t[k]; }, [&](std::size_t k) { return at[k]; });
+    if (g == 0) between();
     for (std::size_t k = 0; k < ready; ++k) {
       if (t[k]->loaded_value(at[k], out[g + k])) continue;  // loaded: nothing to destroy
       auto e = t[k]->value(at[k]);
@@ -388,21 +390,19 @@ std::expected<ProbeResult, TableError> Tablebase::probe(const Variant& v, const 
 
 std::expected<void, TableError> Tablebase::probe(const Variant& v, const VariantTables* vt, const Position& p,
                                                  ProbeResult& r) const {
+  // Kept by the thread from one probe to the next (no allocation a probe: an engine's
+  // full probes spent a tenth of their time in malloc).
+  thread_local Scratch scratch;
+  return probe(v, vt, p, r, scratch);
+}
+
+std::expected<void, TableError> Tablebase::probe(const Variant& v, const VariantTables* vt, const Position& p,
+                                                 ProbeResult& r, Scratch& scratch) const {
   r.value = 0;
   r.from_children = r.distances_missing = false;
   r.distance = 0;
   r.moves.clear();
-  // The lists of a probe are kept by the thread from one probe to the next (no
-  // allocation a probe: an engine's full probes spent a tenth of their time in malloc).
-  // The positions read are pointed to where they lie (the children, p).
-  struct Lists {
-    std::vector<Child> kids;
-    std::vector<const Position*> next;
-    std::vector<Value> read;
-    std::vector<unsigned char> stay;  // kids[k] stays in the class (distances only)
-  };
-  thread_local Lists lists;  // one thread_local: each is a call into the loader from a shared library
-  auto& [kids, next, read, stay] = lists;
+  auto& [kids, next, read, stay] = scratch;
   v.children(p, kids);
   // Distances (docs/values.md): read where the variant has them and the class of
   // every in-class child has its file; else the moves go by value alone.
@@ -415,11 +415,28 @@ std::expected<void, TableError> Tablebase::probe(const Variant& v, const Variant
   // The children's values (and the position's own where it has no move, below), then
   // the distances of the children that stay in the class and the position's, read as
   // one batch (their cache misses overlap).
-  bool indexed = v.tabled(p);
-  if (indexed) {
-    auto t = table_in(v, vt, key, TableContent::Values);
-    if (!t) return std::unexpected(t.error());
-    indexed = (*t)->ready_index()->allowed(p);
+  // Whether the tables index p itself: found before the reads where it decides what
+  // they are (no move: p's own value; distances: p's), else under the reads' misses.
+  // An error of p's class comes before a child's, as it always has.
+  bool indexed = false, own_done = false;
+  std::optional<TableError> own_error;
+  const auto own = [&] {
+    if (own_done) return;
+    own_done = true;
+    indexed = v.tabled(p);
+    if (indexed) {
+      auto t = table_in(v, vt, key, TableContent::Values);
+      if (!t) {
+        own_error = t.error();
+        indexed = false;
+        return;
+      }
+      indexed = (*t)->ready_index()->allowed(p);
+    }
+  };
+  if (kids.empty() || r.distances) {
+    own();
+    if (own_error) return std::unexpected(*own_error);
   }
   const auto stays = [&](const Child& c) { return !c.game_over && !c.same_side && v.class_of(c.next) == key; };
   // The position's own value is its best move's: the tables are made from the same
@@ -441,19 +458,34 @@ std::expected<void, TableError> Tablebase::probe(const Variant& v, const Variant
   }
   read.resize(next.size());
   std::size_t failed = 0;
-  if (auto ok = entries(v, vt, next.size(), [&](std::size_t k) -> const Position& { return *next[k]; }, read, nv, &failed);
-      !ok) {
+  // Under the reads: p's class, and each move's fields but its value and distance.
+  // (Made in place in the list: made on the stack, its distance stored after the
+  // other fields, a move was then copied into the list by wider loads, which waited
+  // for that store: a store is not forwarded to a load that covers more.)
+  const auto under_reads = [&] {
+    own();
+    r.moves.resize(kids.size());
+    for (std::size_t k = 0; k < kids.size(); ++k) {
+      r.moves[k].move = kids[k].move;
+      r.moves[k].child = kids[k];
+    }
+  };
+  auto ok = entries(v, vt, next.size(), [&](std::size_t k) -> const Position& { return *next[k]; }, read, nv, &failed,
+                    under_reads);
+  own();
+  if (own_error) return std::unexpected(*own_error);
+  if (!ok) {
     // A value that fails is an error; a distance file missing makes moves go by value.
     if (failed < nv || ok.error().code != TableError::NotFound) return std::unexpected(ok.error());
     r.distances = false;
     r.distances_missing = true;
   }
+  if (r.moves.size() != kids.size()) under_reads();  // no read was started (nothing to read)
   const Value* cvs = read.data();
   const Value* ds = read.data() + nv;
   if (own_value) r.value = cvs[nv - 1];
   if (r.distances && indexed) r.distance = static_cast<std::uint16_t>(read.back());
   std::size_t at = 0, dat = 0;
-  r.moves.reserve(kids.size());
   for (std::size_t k = 0; k < kids.size(); ++k) {
     const Child& c = kids[k];
     const Value cv = c.game_over ? 0 : cvs[at++];
@@ -466,13 +498,8 @@ std::expected<void, TableError> Tablebase::probe(const Variant& v, const Variant
         distance = d || cv != 0 ? 1 + d : 0;  // (0 and a value: a game over, reached in 1)
       }
     }
-    // Made in place in the list. (Made on the stack, its distance stored after the
-    // other fields, a move was then copied into the list by wider loads, which waited
-    // for that store: a store is not forwarded to a load that covers more.)
-    MoveValue& m = r.moves.emplace_back();
-    m.move = c.move;
+    MoveValue& m = r.moves[k];
     m.value = move_value(v.kind(), c, cv);
-    m.child = c;
     m.distance = distance;  // 0 without distances
   }
   // Best first, ties in move order: an insertion sort (stable, and no buffer to

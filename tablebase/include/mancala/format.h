@@ -338,7 +338,7 @@ class TableFile {
   void prefetch(Index i) const {
     if (i >= header_.positions) return;
     if (const unsigned char* r = loaded_.load(std::memory_order_relaxed))
-      touch(r + header_.value_width * i);
+      __builtin_prefetch(r + header_.value_width * i);  // retires at once: the work after it goes on
     else
       touch(map_ + offsets_at_ + 8 * (i >> block_shift_));
   }

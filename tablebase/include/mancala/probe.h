@@ -201,6 +201,17 @@ class Tablebase {
   // engine's probes, the C API's: no allocation a probe). On an error, out is unspecified.
   std::expected<void, TableError> probe(const Variant& v, const VariantTables* files, const Position& p,
                                         ProbeResult& out) const;
+  // The lists a probe works in, kept by their owner from one probe to the next (the
+  // overload above keeps one a thread; the C API keeps them beside its result: one
+  // look-up of a thread's own storage a call, each costing a call in a shared library).
+  struct Scratch {
+    std::vector<Child> kids;
+    std::vector<const Position*> next;  // the positions read, where they lie (the children, p)
+    std::vector<Value> read;
+    std::vector<unsigned char> stay;  // kids[k] stays in the class (distances only)
+  };
+  std::expected<void, TableError> probe(const Variant& v, const VariantTables* files, const Position& p, ProbeResult& out,
+                                        Scratch& scratch) const;
 
  private:
   // A class's file of one content: its table once opened (the raw pointer is read
@@ -229,10 +240,13 @@ class Tablebase {
   // values() for both contents: the values of ps[0, values_to), the distances of the
   // rest (the u16 bits in a Value), their reads overlapping.
   // ps(k) gives the k-th of n positions (a span's, a probe's children where they lie:
-  // no copy of them).
-  template <class At>
+  // no copy of them). between() is called once the reads of the first kBatch are
+  // started and before any is used: work that does not need them runs under their
+  // cache misses (a full probe's own class, its moves' fields).
+  template <class At, class Between>
   std::expected<void, TableError> entries(const Variant& v, const VariantTables* vt, std::size_t n, At ps,
-                                          std::span<Value> out, std::size_t values_to, std::size_t* failed) const;
+                                          std::span<Value> out, std::size_t values_to, std::size_t* failed,
+                                          Between&& between) const;
   std::expected<const TableFile*, TableError> open_slot(const Variant& v, const ClassKey& key, TableContent content,
                                                         const Slot& s) const;
   void scan();
