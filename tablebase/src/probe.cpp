@@ -355,13 +355,13 @@ std::expected<void, TableError> Tablebase::entries(const Variant& v, const Varia
         err = x.error();
         break;
       }
-      const ClassIndex& idx = *(*x)->ready_index();
-      if (!idx.allowed(p)) {
+      const Index i = (*x)->ready_index()->rank_if_allowed(p);
+      if (i == DistributionIndex::kLeftOut) {
         err = TableError{TableError::BadPosition, "position is not indexed by its class"};
         break;
       }
       t[ready] = *x;
-      at[ready] = idx.rank(p);
+      at[ready] = i;
     }
     prefetch_stages(ready, [&](std::size_t k) -> const TableFile& { return *t[k]; }, [&](std::size_t k) { return at[k]; });
     if (g == 0) between();
@@ -402,7 +402,11 @@ std::expected<void, TableError> Tablebase::probe(const Variant& v, const Variant
   r.from_children = r.distances_missing = false;
   r.distance = 0;
   r.moves.clear();
-  auto& [kids, next, read, stay] = scratch;
+  // (References, not a structured binding: clang's lambdas cannot capture those.)
+  std::vector<Child>& kids = scratch.kids;
+  std::vector<const Position*>& next = scratch.next;
+  std::vector<Value>& read = scratch.read;
+  std::vector<unsigned char>& stay = scratch.stay;
   v.children(p, kids);
   // Distances (docs/values.md): read where the variant has them and the class of
   // every in-class child has its file; else the moves go by value alone.
