@@ -180,6 +180,13 @@ class ClassIndex {
     for (std::size_t i = 0; i < live.size(); ++i) x[i] = p.pits[static_cast<std::size_t>(live[i])];
     return static_cast<Index>(o) * per_ + dist_->rank(x, key_.seeds);
   }
+  // rank(p) where allowed(p), else DistributionIndex::kLeftOut: the check and the rank
+  // in one pass where the rank is the pits' (ranks_pits), as allowed() then rank()
+  // elsewhere. Precondition: class_of(p) == key().
+  Index rank_if_allowed(const Position& p) const {
+    if (plain_ && !subset_) return dist_->rank_if_allowed(p.pits.data(), key_.seeds);
+    return allowed(p) ? rank(p) : DistributionIndex::kLeftOut;
+  }
   bool contains(const Position& p) const;  // in this class and allowed
   // Allowed by the filter, and in the subset if there is one (class not checked).
   bool allowed(const Position& p) const {
