@@ -173,6 +173,11 @@ bool Tablebase::refresh() {
           retired_.push_back(s.owner);
           changed = true;
         }
+  // Nothing changed: the loaded classes' record stays (load() makes it again otherwise).
+  if (!changed)
+    for (auto& [name, vt] : (*fresh)->files_)
+      if (const auto old = files_.find(name); old != files_.end())
+        vt.loaded_plain.store(old->second.loaded_plain.load(std::memory_order_acquire), std::memory_order_release);
   files_ = std::move((*fresh)->files_);
   ignored_ = std::move((*fresh)->ignored_);
   return changed;
@@ -314,7 +319,39 @@ std::expected<Tablebase::Loaded, TableError> Tablebase::load(const Variant& v, s
     ++r.classes;
     TableCache::instance().recount(*it.t);
   }
+  publish_loaded_plain(*vt);
   return r;
+}
+
+// The short way's record of vt's loaded plain classes (LoadedPlain): those that rank
+// by their pits with the filter of the first of them, all ranked by the table of the
+// most seeds among them.
+void Tablebase::publish_loaded_plain(const VariantTables& vt) const {
+  auto lp = std::make_unique<LoadedPlain>();
+  const DistributionIndex* first = nullptr;
+  int most = -1;
+  for (std::size_t s = 0; s < vt.plain[0].size(); ++s) {
+    const Slot* slot = vt.plain[0][s];
+    const TableFile* t = slot ? slot->ready.load(std::memory_order_acquire) : nullptr;
+    if (!t || !t->loaded_values() || !t->ready_index()->ranks_pits()) continue;
+    const DistributionIndex& d = t->ready_index()->distribution();
+    if (!first) first = &d;
+    if (d.pits() != first->pits() || !(d.filter() == first->filter())) continue;
+    lp->classes.resize(s + 1);
+    lp->classes[s] = {t->loaded_values(), t->header().positions, t->header().value_width};
+    most = static_cast<int>(s);
+  }
+  if (most < 0) return;
+  lp->rank = distribution_index(first->pits(), first->filter(), std::max(most, 1));
+  std::lock_guard lock(mu_);
+  if (const LoadedPlain* old = vt.loaded_plain.load(std::memory_order_acquire);
+      old && old->classes.size() == lp->classes.size() &&
+      std::equal(old->classes.begin(), old->classes.end(), lp->classes.begin(), [](const auto& a, const auto& b) {
+        return a.values == b.values && a.positions == b.positions && a.width == b.width;
+      }))
+    return;  // the same classes: keep the one readers have
+  vt.loaded_plain.store(lp.get(), std::memory_order_release);
+  loaded_plains_.push_back(std::move(lp));
 }
 
 std::expected<int, TableError> Tablebase::distance(const Variant& v, const Position& p) const {

@@ -316,13 +316,17 @@ class TableFile {
   }
   // A raw entry (W bytes, little-endian) as value() gives it: W = 1 the signed margin,
   // W = 2 the int16.
-  Value value_of_entry(std::uint16_t e) const {
-    return header_.value_width == 1 ? static_cast<Value>(static_cast<std::int8_t>(e)) : static_cast<Value>(e);
+  Value value_of_entry(std::uint16_t e) const { return value_of_entry(header_.value_width, e); }
+  static Value value_of_entry(unsigned width, std::uint16_t e) {
+    return width == 1 ? static_cast<Value>(static_cast<std::int8_t>(e)) : static_cast<Value>(e);
   }
-  // The raw entry of position i (< positions) in the loaded values r.
-  std::uint16_t loaded_entry(const unsigned char* r, Index i) const {
-    return header_.value_width == 1 ? std::uint16_t{r[i]} : static_cast<std::uint16_t>(r[2 * i] | r[2 * i + 1] << 8);
+  // The raw entry of position i (< positions) in the loaded values r (W bytes each).
+  std::uint16_t loaded_entry(const unsigned char* r, Index i) const { return loaded_entry(r, header_.value_width, i); }
+  static std::uint16_t loaded_entry(const unsigned char* r, unsigned width, Index i) {
+    return width == 1 ? std::uint16_t{r[i]} : static_cast<std::uint16_t>(r[2 * i] | r[2 * i + 1] << 8);
   }
+  // The loaded values (load(); null before), W bytes a position.
+  const unsigned char* loaded_values() const { return loaded_.load(std::memory_order_acquire); }
   // Three stages for a caller that holds several positions (Tablebase::values, probe):
   // prefetch(i) reads what entry(i) needs first (its block's offsets); prefetch_unit(i)
   // the unit lengths before it and the bytes where its codes most likely lie (the block's codes

@@ -173,7 +173,19 @@ class Tablebase {
   // otherwise, the position left out by its filter, a read that fails): value() answers
   // then, or says why. `files` as files_of(v).
   bool plain_value(const VariantTables* files, const Seeds* x, int seeds, Value& out) const {
-    if (!files || seeds < 0 || static_cast<std::size_t>(seeds) >= files->plain[0].size()) return false;
+    if (!files || seeds < 0) return false;
+    // Loaded: one record of the class and one rank table for all of them (below).
+    if (const LoadedPlain* lp = files->loaded_plain.load(std::memory_order_acquire);
+        lp && static_cast<std::size_t>(seeds) < lp->classes.size()) {
+      const LoadedPlain::Class& c = lp->classes[static_cast<std::size_t>(seeds)];
+      if (c.values) {
+        const Index i = lp->rank->rank_if_allowed(x, seeds);
+        if (i >= c.positions) return false;  // (kLeftOut too)
+        out = TableFile::value_of_entry(c.width, TableFile::loaded_entry(c.values, c.width, i));
+        return true;
+      }
+    }
+    if (static_cast<std::size_t>(seeds) >= files->plain[0].size()) return false;
     const Slot* s = files->plain[0][static_cast<std::size_t>(seeds)];
     const TableFile* t = s ? s->ready.load(std::memory_order_acquire) : nullptr;
     if (!t) return false;
@@ -223,9 +235,25 @@ class Tablebase {
   };
 
  public:
+  // The loaded plain classes of values of a variant that rank by their pits, as
+  // plain_value reads them: by seeds, where its values lie, and one rank table for
+  // them all (the rank of a distribution does not depend on the table's size: one
+  // table of the most seeds stays in the cache where one a class did not). Made by
+  // load(), never changed (a new one replaces it; the old ones live as long as the
+  // handle: a reader may hold them).
+  struct LoadedPlain {
+    struct Class {
+      const unsigned char* values = nullptr;  // null: not loaded (or ranked otherwise)
+      Index positions = 0;
+      unsigned width = 1;
+    };
+    std::vector<Class> classes;
+    std::shared_ptr<const DistributionIndex> rank;
+  };
   struct VariantTables {
     std::map<ClassKey, Slot> slots[2];  // by TableContent
     std::vector<Slot*> plain[2];        // state 0 by seeds (fast path)
+    mutable std::atomic<const LoadedPlain*> loaded_plain{nullptr};
   };
 
  private:
@@ -250,12 +278,14 @@ class Tablebase {
   std::expected<const TableFile*, TableError> open_slot(const Variant& v, const ClassKey& key, TableContent content,
                                                         const Slot& s) const;
   void scan();
+  void publish_loaded_plain(const VariantTables& vt) const;
 
   std::filesystem::path dir_;
   std::map<std::string, VariantTables> files_;
   std::vector<std::string> ignored_;
   mutable std::mutex mu_;
   mutable std::vector<std::shared_ptr<TableFile>> retired_;  // replaced tables a reader may still use
+  mutable std::vector<std::unique_ptr<const LoadedPlain>> loaded_plains_;  // every LoadedPlain made (under mu_)
 };
 
 // Text of a value: "+3", "-2", "0" (score); "win in 7", "loss in 4", "draw" (win/loss).
