@@ -35,8 +35,10 @@ struct mtb_tables {
   std::array<int, MTB_MAX_VARIANTS> pits{};
   std::array<mancala::GameKind, MTB_MAX_VARIANTS> kinds{};
   // The names of the plain sowing moves (Move bits below 32: a pit alone), made once
-  // (a full probe named each of its moves anew: 3 % of its time).
-  std::array<std::array<std::string, 32>, MTB_MAX_VARIANTS> sow_names;
+  // (a full probe named each of its moves anew: 3 % of its time), each as the first
+  // MTB_MOVE_NAME bytes of a C move's name, padded with NULs (copied whole).
+  using SowNames = std::array<std::array<char, MTB_MOVE_NAME>, 32>;
+  std::array<SowNames, MTB_MAX_VARIANTS> sow_names{};
   std::atomic<int> count{0};
 };
 
@@ -180,7 +182,7 @@ void zero_result(mtb_result* out) {
 // messages; sow_names, if not null, the names of v's plain sowing moves).
 mtb_error probe_into(mtb_tables* tb, const mancala::Variant& v, const mancala::Tablebase::VariantTables* files,
                      const mancala::Position& p, const char* fn, mtb_result* out, mtb_ranked_move* moves, int capacity,
-                     int* count, const std::array<std::string, 32>* sow_names = nullptr) {
+                     int* count, const mtb_tables::SowNames* sow_names = nullptr) {
   // Kept by the thread, their lists keep their room: no allocation a probe.
   thread_local struct {
     mancala::ProbeResult result;
@@ -207,9 +209,23 @@ mtb_error probe_into(mtb_tables* tb, const mancala::Variant& v, const mancala::T
   const bool whole = capacity >= 0 && n <= static_cast<std::size_t>(capacity);
   for (std::size_t k = 0; k < n; ++k) {
     const mancala::MoveValue& m = r->moves[k];
-    std::string made;
-    const std::string& name =
-        sow_names && m.move.bits() < 32 ? (*sow_names)[m.move.bits()] : (made = v.move_name(m.move));
+    if (sow_names && m.move.bits() < 32) {  // a name made once, copied whole with its padding
+      const char* name = (*sow_names)[m.move.bits()].data();
+      if (k < MTB_MAX_MOVES) {
+        mtb_move& cm = out->moves[out->move_count++];
+        std::memcpy(cm.name, name, MTB_MOVE_NAME);
+        numbers(m, cm);
+      }
+      if (whole) {
+        mtb_ranked_move& cm = moves[k];
+        static_assert(MTB_MOVE_TEXT > MTB_MOVE_NAME);
+        std::memcpy(cm.move, name, MTB_MOVE_NAME);
+        std::memset(cm.move + MTB_MOVE_NAME, 0, MTB_MOVE_TEXT - MTB_MOVE_NAME);
+        numbers(m, cm);
+      }
+      continue;
+    }
+    const std::string name = v.move_name(m.move);
     if (k < MTB_MAX_MOVES) {
       mtb_move& cm = out->moves[out->move_count++];
       std::memcpy(&cm, &kNoMove, sizeof cm);  // moves of vectors (a memset's `rep stos` took 3 % of a probe)
@@ -374,7 +390,11 @@ mtb_error mtb_variant(mtb_tables* tb, const char* name, int* variant, int* pits)
       tb->north_plain[k] = plain;
       tb->pits[k] = P;
       tb->kinds[k] = (*v)->kind();
-      for (int i = 0; i < 32; ++i) tb->sow_names[k][static_cast<std::size_t>(i)] = (*v)->move_name(mancala::Move::sow(i));
+      for (int i = 0; i < 32; ++i) {
+        const std::string name = (*v)->move_name(mancala::Move::sow(i));  // "0".."31": short
+        std::memcpy(tb->sow_names[k][static_cast<std::size_t>(i)].data(), name.data(),
+                    std::min<std::size_t>(name.size(), MTB_MOVE_NAME - 1));
+      }
       tb->count.store(n + 1, std::memory_order_release);
     }
     *variant = id;

@@ -339,12 +339,15 @@ class TableFile {
   // prefetches ran at the speed of single probes; with loads, twice it). Every load
   // stays inside the block's bytes, whatever a block not yet checked holds.
   // Loaded (load()): prefetch(i) reads the value itself and the other two do nothing.
-  void prefetch(Index i) const {
-    if (i >= header_.positions) return;
-    if (const unsigned char* r = loaded_.load(std::memory_order_relaxed))
+  // (True: the table is loaded, and the later stages have nothing to do.)
+  bool prefetch(Index i) const {
+    const unsigned char* r = loaded_.load(std::memory_order_relaxed);
+    if (i >= header_.positions) return r != nullptr;
+    if (r)
       __builtin_prefetch(r + header_.value_width * i);  // retires at once: the work after it goes on
     else
       touch(map_ + offsets_at_ + 8 * (i >> block_shift_));
+    return r != nullptr;
   }
   void prefetch_unit(Index i) const {
     if (i >= header_.positions || decode_.empty() || loaded_.load(std::memory_order_relaxed)) return;
@@ -547,7 +550,9 @@ class TableFile {
 // before their values are read (Tablebase::entries, the Python module's codes).
 template <class TableOf, class IndexOf>
 void prefetch_stages(std::size_t n, TableOf&& table, IndexOf&& index) {
-  for (std::size_t k = 0; k < n; ++k) table(k).prefetch(index(k));
+  bool loaded = true;
+  for (std::size_t k = 0; k < n; ++k) loaded &= table(k).prefetch(index(k));
+  if (loaded) return;  // every table loaded: its value is the read just started
   for (std::size_t k = 0; k < n; ++k) table(k).prefetch_unit(index(k));
   for (std::size_t k = 0; k < n; ++k) table(k).prefetch_codes(index(k));
 }
