@@ -148,9 +148,9 @@ class Tablebase {
   // byte a position, two for a distance): the smallest classes first, each class's
   // values then its distances, while the bytes loaded (counting those loaded before,
   // by any handle) stay within max_bytes. A value of a loaded class then costs one
-  // memory read (results/probe.md, session 31: values in batches at about 1/6 of the
-  // rate of random one-byte reads, 1/25 decoded in place; one at a time about 1/14,
-  // 1/33 in place). The memory is held by the
+  // memory read (results/probe.md, session 32: values in batches at 1/4.3-1/5.8 of the
+  // rate of random one-byte reads, about 1/21 decoded in place; one at a time
+  // 1/9.2-1/15, 1/24-1/43 in place; full probes 1/32-1/41). The memory is held by the
   // open tables: given back when every handle on them is closed (the cache keeps no
   // loaded table beyond its bound). Errors: a class that fails to open or to load
   // (Corrupt, OutOfMemory); the classes loaded before it stay loaded, and a later call
