@@ -387,17 +387,29 @@ std::expected<void, TableError> Tablebase::entries(const Variant& v, const Varia
     std::size_t ready = 0;
     for (; ready < n; ++ready) {
       const Position& p = ps(g + ready);
-      auto x = table_in(v, vt, v.class_of(p), g + ready < values_to ? TableContent::Values : TableContent::Distances);
+      const ClassKey key = v.class_of(p);
+      const TableContent content = g + ready < values_to ? TableContent::Values : TableContent::Distances;
+      // An opened plain class straight from its slot (no std::expected to make and
+      // destroy); table_in() else, which opens it or says why not.
+      const TableFile* x = nullptr;
+      if (const std::vector<Slot*>& plain = vt ? vt->plain[static_cast<int>(content)] : no_slots_;
+          key.state == 0 && key.seeds >= 0 && static_cast<std::size_t>(key.seeds) < plain.size() &&
+          plain[static_cast<std::size_t>(key.seeds)])
+        x = plain[static_cast<std::size_t>(key.seeds)]->ready.load(std::memory_order_acquire);
       if (!x) {
-        err = x.error();
-        break;
+        auto opened = table_in(v, vt, key, content);
+        if (!opened) {
+          err = opened.error();
+          break;
+        }
+        x = *opened;
       }
-      const Index i = (*x)->ready_index()->rank_if_allowed(p);
+      const Index i = x->ready_index()->rank_if_allowed(p);
       if (i == DistributionIndex::kLeftOut) {
         err = TableError{TableError::BadPosition, "position is not indexed by its class"};
         break;
       }
-      t[ready] = *x;
+      t[ready] = x;
       at[ready] = i;
     }
     prefetch_stages(ready, [&](std::size_t k) -> const TableFile& { return *t[k]; }, [&](std::size_t k) { return at[k]; });
