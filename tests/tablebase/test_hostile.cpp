@@ -844,6 +844,46 @@ TEST(Load, BudgetAndDamage) {
 }
 
 // mtb_load: the values of a batch the same before and after; bad arguments refused.
+// The short way of a value from its pits (plain_value) with some classes loaded and
+// the others read in place: each answers as value() does, through the loaded classes'
+// record (Tablebase::LoadedPlain) or the class's table; after a refresh that finds
+// nothing changed the record is kept, and the answers stay the same.
+TEST(Load, ShortWayWithSomeClassesLoadedAndAfterRefresh) {
+  TempDir d;
+  gen("oware", 8, d.path);
+  const VariantPtr v = variant("oware");
+  auto tb = Tablebase::open(d.path);
+  ASSERT_TRUE(tb);
+  std::size_t budget = 0;
+  for (int seeds = 0; seeds <= 5; ++seeds) budget += (*(*tb)->table(*v, ClassKey{0, seeds}))->bytes_to_load();
+  ASSERT_TRUE((*tb)->load(*v, budget));
+  const Tablebase::VariantTables* files = (*tb)->files_of(*v);
+  auto check = [&](const char* when) {
+    std::size_t loaded = 0, read = 0;
+    for (int seeds = 0; seeds <= 8; ++seeds) {
+      const ClassIndex idx(*v, ClassKey{0, seeds});
+      const bool is_loaded = (*(*tb)->table(*v, ClassKey{0, seeds}))->loaded_bytes() > 0;
+      EXPECT_EQ(is_loaded, seeds <= 5) << when << " " << seeds;
+      for (Index r = 0; r < idx.size(); r += 1 + idx.size() / 400) {
+        const Position p = idx.unrank(r);
+        Value got = 0;
+        ASSERT_TRUE((*tb)->plain_value(files, p.pits.data(), seeds, got)) << when << " " << format_position(*v, p, Side::South);
+        auto want = (*tb)->value(*v, p);
+        ASSERT_TRUE(want);
+        ASSERT_EQ(got, *want) << when << " " << format_position(*v, p, Side::South);
+        ++(is_loaded ? loaded : read);
+      }
+    }
+    EXPECT_GT(loaded, 100u) << when;
+    EXPECT_GT(read, 100u) << when;
+  };
+  check("after the load");
+  EXPECT_FALSE((*tb)->refresh());  // nothing changed
+  files = (*tb)->files_of(*v);
+  ASSERT_NE(files->loaded_plain.load(), nullptr);  // the record kept
+  check("after the refresh");
+}
+
 TEST(Load, CApi) {
   const OwareHandle o;
   ASSERT_GE(o.oware, 0);
