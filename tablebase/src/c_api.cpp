@@ -37,8 +37,10 @@ struct mtb_tables {
   // The names of the plain sowing moves (Move bits below 32: a pit alone), made once
   // (a full probe named each of its moves anew: 3 % of its time), each as the first
   // MTB_MOVE_NAME bytes of a C move's name, padded with NULs (copied whole).
+  // Null where a name would not fit (the move's name is then made at each probe).
   using SowNames = std::array<std::array<char, MTB_MOVE_NAME>, 32>;
   std::array<SowNames, MTB_MAX_VARIANTS> sow_names{};
+  std::array<const SowNames*, MTB_MAX_VARIANTS> sow_names_if_short{};
   std::atomic<int> count{0};
 };
 
@@ -317,7 +319,7 @@ mtb_error mtb_probe_pits(mtb_tables* tb, int variant, const int* pits, const int
     mancala::Position p;
     if (mtb_error e = position_of(*v, pits, marks, side, "mtb_probe_pits: ", p); e != MTB_OK) return e;
     return probe_into(tb, *v, tb->files[static_cast<std::size_t>(variant)], p, "mtb_probe_pits", out, moves, capacity,
-                      count, &tb->sow_names[static_cast<std::size_t>(variant)]);
+                      count, tb->sow_names_if_short[static_cast<std::size_t>(variant)]);
   });
 }
 
@@ -390,11 +392,14 @@ mtb_error mtb_variant(mtb_tables* tb, const char* name, int* variant, int* pits)
       tb->north_plain[k] = plain;
       tb->pits[k] = P;
       tb->kinds[k] = (*v)->kind();
+      bool short_names = true;
       for (int i = 0; i < 32; ++i) {
-        const std::string name = (*v)->move_name(mancala::Move::sow(i));  // "0".."31": short
+        const std::string name = (*v)->move_name(mancala::Move::sow(i));  // "0".."31" in every game
+        short_names = short_names && name.size() < MTB_MOVE_NAME;
         std::memcpy(tb->sow_names[k][static_cast<std::size_t>(i)].data(), name.data(),
                     std::min<std::size_t>(name.size(), MTB_MOVE_NAME - 1));
       }
+      tb->sow_names_if_short[k] = short_names ? &tb->sow_names[k] : nullptr;
       tb->count.store(n + 1, std::memory_order_release);
     }
     *variant = id;

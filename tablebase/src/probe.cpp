@@ -389,13 +389,10 @@ std::expected<void, TableError> Tablebase::entries(const Variant& v, const Varia
       const Position& p = ps(g + ready);
       const ClassKey key = v.class_of(p);
       const TableContent content = g + ready < values_to ? TableContent::Values : TableContent::Distances;
-      // An opened plain class straight from its slot (no std::expected to make and
-      // destroy); table_in() else, which opens it or says why not.
-      const TableFile* x = nullptr;
-      if (const std::vector<Slot*>& plain = vt ? vt->plain[static_cast<int>(content)] : no_slots_;
-          key.state == 0 && key.seeds >= 0 && static_cast<std::size_t>(key.seeds) < plain.size() &&
-          plain[static_cast<std::size_t>(key.seeds)])
-        x = plain[static_cast<std::size_t>(key.seeds)]->ready.load(std::memory_order_acquire);
+      // An opened class straight from its slot (no std::expected to make and destroy);
+      // table_in() else, which opens it or says why not.
+      const Slot* s = slot_in(vt, key, content);
+      const TableFile* x = s ? s->ready.load(std::memory_order_acquire) : nullptr;
       if (!x) {
         auto opened = table_in(v, vt, key, content);
         if (!opened) {

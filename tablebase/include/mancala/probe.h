@@ -286,7 +286,6 @@ class Tablebase {
   mutable std::mutex mu_;
   mutable std::vector<std::shared_ptr<TableFile>> retired_;  // replaced tables a reader may still use
   mutable std::vector<std::unique_ptr<const LoadedPlain>> loaded_plains_;  // every LoadedPlain made (under mu_)
-  static inline const std::vector<Slot*> no_slots_{};
 };
 
 // Text of a value: "+3", "-2", "0" (score); "win in 7", "loss in 4", "draw" (win/loss).
