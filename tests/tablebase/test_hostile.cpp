@@ -802,18 +802,30 @@ TEST(Load, LoadedTablesAnswerAsReadInPlace) {
   EXPECT_LE(TableCache::instance().bytes(), TableCache::instance().capacity());
 }
 
+// Oware's tables up to 8 seeds in a folder of their own, and the bytes that loading
+// its classes of 0..seeds seeds takes (their tables opened).
+struct OwareUpTo8 {
+  TempDir d;
+  VariantPtr v = variant("oware");
+  OwareUpTo8() { gen("oware", 8, d.path); }
+  std::size_t bytes_to_load_up_to(const Tablebase& tb, int seeds) const {
+    std::size_t bytes = 0;
+    for (int n = 0; n <= seeds; ++n) bytes += (*tb.table(*v, ClassKey{0, n}))->bytes_to_load();
+    return bytes;
+  }
+};
+
 // A budget keeps the smallest tables and leaves the rest read in place; a damaged
 // block fails the load of its table (Corrupt) and leaves it unloaded, the tables
 // loaded before it stay loaded.
 TEST(Load, BudgetAndDamage) {
-  TempDir d;
-  gen("oware", 8, d.path);
-  const VariantPtr v = variant("oware");
+  const OwareUpTo8 o;
+  const TempDir& d = o.d;
+  const VariantPtr& v = o.v;
   {
     auto tb = Tablebase::open(d.path);
     ASSERT_TRUE(tb);
-    std::size_t budget = 0;
-    for (int seeds = 0; seeds <= 6; ++seeds) budget += (*(*tb)->table(*v, ClassKey{0, seeds}))->bytes_to_load();
+    const std::size_t budget = o.bytes_to_load_up_to(**tb, 6);
     auto r = (*tb)->load(*v, budget + 4095);
     ASSERT_TRUE(r) << r.error().message;
     EXPECT_EQ(r->classes, 7);
@@ -843,20 +855,16 @@ TEST(Load, BudgetAndDamage) {
   }
 }
 
-// mtb_load: the values of a batch the same before and after; bad arguments refused.
 // The short way of a value from its pits (plain_value) with some classes loaded and
 // the others read in place: each answers as value() does, through the loaded classes'
 // record (Tablebase::LoadedPlain) or the class's table; after a refresh that finds
 // nothing changed the record is kept, and the answers stay the same.
 TEST(Load, ShortWayWithSomeClassesLoadedAndAfterRefresh) {
-  TempDir d;
-  gen("oware", 8, d.path);
-  const VariantPtr v = variant("oware");
-  auto tb = Tablebase::open(d.path);
+  const OwareUpTo8 o;
+  const VariantPtr& v = o.v;
+  auto tb = Tablebase::open(o.d.path);
   ASSERT_TRUE(tb);
-  std::size_t budget = 0;
-  for (int seeds = 0; seeds <= 5; ++seeds) budget += (*(*tb)->table(*v, ClassKey{0, seeds}))->bytes_to_load();
-  ASSERT_TRUE((*tb)->load(*v, budget));
+  ASSERT_TRUE((*tb)->load(*v, o.bytes_to_load_up_to(**tb, 5)));
   const Tablebase::VariantTables* files = (*tb)->files_of(*v);
   auto check = [&](const char* when) {
     std::size_t loaded = 0, read = 0;
@@ -884,6 +892,7 @@ TEST(Load, ShortWayWithSomeClassesLoadedAndAfterRefresh) {
   check("after the refresh");
 }
 
+// mtb_load: the values of a batch the same before and after; bad arguments refused.
 TEST(Load, CApi) {
   const OwareHandle o;
   ASSERT_GE(o.oware, 0);
