@@ -4,9 +4,6 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 namespace mancala {
 
@@ -150,7 +147,7 @@ Value Oware::terminal_value(const Position& p) const {
 Variant::Parents Oware::in_class_parents(const Position& p, std::vector<Position>& out) const {
   out.clear();
   const Position b = rotate(p);
-  const int n = b.seeds_in(0, kPits);
+  const int n = seeds(b);
   const bool starved = b.seeds_in(kRow, kPits) == 0;
   for (int i = 0; i < kRow; ++i) {
     if (b.pits[static_cast<std::size_t>(i)] != 0) continue;
