@@ -53,6 +53,17 @@ DistributionIndex::DistributionIndex(int pits, int max_seeds, IndexFilter filter
         steps_[static_cast<std::size_t>(j) * M + static_cast<std::size_t>(m)] =
             (j < pits - 1 ? C(j, m, 0) : 0) - (j > 0 ? C(j - 1, m, 0) : 0);
   }
+  // rows(z): pit j's row in the table of its state (rank_filtered's states: 0 up to z,
+  // 1 at z + 1, 2 after), or E(j, .) without a filter.
+  rows_.resize(static_cast<std::size_t>(pits + 1) * static_cast<std::size_t>(pits));
+  for (int j = std::max(filter.zero_from, 0); j < std::min(filter.zero_to, pits) && j < 32; ++j) filter_bits_ |= 1u << j;
+  for (int z = 0; z <= pits; ++z)
+    for (int j = 0; j < pits; ++j) {
+      const std::size_t state = j <= z ? 0 : j == z + 1 ? 1 : 2;
+      rows_[static_cast<std::size_t>(z * pits + j)] =
+          filter.active() ? telescoped_.data() + (state * static_cast<std::size_t>(pits) + static_cast<std::size_t>(j)) * M
+                          : steps_.data() + static_cast<std::size_t>(j) * M;
+    }
 }
 
 Index DistributionIndex::rank_filtered(const Seeds* x, int n, bool check) const {

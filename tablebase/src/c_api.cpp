@@ -18,6 +18,10 @@
 #include <array>
 #include <atomic>
 #include <mutex>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <span>
 
 struct mtb_tables {
@@ -32,6 +36,9 @@ struct mtb_tables {
   // position without marks or flags free of them (north_plain); and the pits.
   std::array<std::array<std::uint8_t, mancala::kMaxPits>, MTB_MAX_VARIANTS> north{};
   std::array<bool, MTB_MAX_VARIANTS> north_plain{};
+  // r where north[i] = (i + r) mod P (every game here: a board turned round by half),
+  // else -1: North's empty pits are South's turned by r (short_value).
+  std::array<int, MTB_MAX_VARIANTS> north_turn{};
   std::array<int, MTB_MAX_VARIANTS> pits{};
   std::array<mancala::GameKind, MTB_MAX_VARIANTS> kinds{};
   // The names of the plain sowing moves (Move bits below 32: a pit alone), made once
@@ -248,6 +255,78 @@ mtb_error probe_into(mtb_tables* tb, const mancala::Variant& v, const mancala::T
   return MTB_OK;
 }
 
+// mtb_value_pits' short way (Tablebase::plain_value): a board without marks, the pits
+// as South sees them checked and summed in one pass, no Position made; nothing in it
+// throws or allocates, so it runs before guarded(). False: the general way answers
+// (or says why). An engine's hottest call: its instructions are kept few, so that one
+// call's read from memory overlaps the next call's work (the processor's window holds
+// a few hundred instructions). Loaded values are ranked from the ints where they lie
+// (Tablebase::loaded_plain_value: no copy; kP, the pits when compiled, 12, unrolls its
+// loops; North's pits read through north[]); else the pits are copied as bytes.
+#if defined(__SSE2__)
+constexpr bool kSse2 = true;
+#else
+constexpr bool kSse2 = false;
+#endif
+template <int kP>
+bool short_value_of(mtb_tables* tb, std::size_t k, const int* pits, int side, int* value, int* plies) {
+  const int P = kP ? kP : tb->pits[k];
+  const std::uint8_t* from = tb->north[k].data();
+  unsigned all = 0;    // a count outside 0..255 sets a bit above them
+  int seeds = 0;       // the same sum and bits in either order
+  unsigned empty = 0;  // bit j: pit j (South's or North's order) is empty
+  bool found = false;  // empty found
+  constexpr bool vector = kP == 12 && kSse2;
+  if constexpr (vector) {  // three vectors of four pits: sum, bits and the empty ones
+#if defined(__SSE2__)
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits + 4));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits + 8));
+    __m128i o = _mm_or_si128(_mm_or_si128(a, b), c), t = _mm_add_epi32(_mm_add_epi32(a, b), c);
+    o = _mm_or_si128(o, _mm_srli_si128(o, 8));
+    t = _mm_add_epi32(t, _mm_srli_si128(t, 8));
+    all = static_cast<unsigned>(_mm_cvtsi128_si32(_mm_or_si128(o, _mm_srli_si128(o, 4))));
+    seeds = _mm_cvtsi128_si32(_mm_add_epi32(t, _mm_srli_si128(t, 4)));
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i ab = _mm_packs_epi32(_mm_cmpeq_epi32(a, zero), _mm_cmpeq_epi32(b, zero));
+    empty = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(ab, _mm_packs_epi32(_mm_cmpeq_epi32(c, zero), zero))));
+    found = true;
+    if (side) {  // North's pit j is South's pit j + r: bit j + r moves to bit j
+      const int r = tb->north_turn[k];
+      if (r > 0) empty = ((empty >> r) | (empty << (12 - r))) & 0xFFFu;
+      found = r >= 0;
+    }
+#endif
+  } else {
+    for (int i = 0; i < P; ++i) {
+      all |= static_cast<unsigned>(pits[i]);
+      seeds += pits[i];
+    }
+  }
+  if (!found)
+    for (int j = 0; j < P && j < 32; ++j) empty |= static_cast<unsigned>(pits[side ? from[j] : j] == 0) << j;
+  if (all > 255) return false;
+  const auto* files = tb->files[k];
+  mancala::Value r = 0;
+  if (!(side ? tb->tb->loaded_plain_value<kP>(files, [pits, from](int j) { return pits[from[j]]; }, empty, seeds, r)
+             : tb->tb->loaded_plain_value<kP>(files, [pits](int j) { return pits[j]; }, empty, seeds, r))) {
+    mancala::Seeds x[mancala::kMaxPits];
+    for (int i = 0; i < P; ++i) x[i] = static_cast<mancala::Seeds>(pits[side ? from[i] : i]);
+    if (!tb->tb->plain_value(files, x, seeds, r)) return false;
+  }
+  const mancala::GameKind kind = tb->kinds[k];
+  *value = c_value(kind, r);
+  if (plies) *plies = c_plies(kind, r);
+  return true;
+}
+inline bool short_value(mtb_tables* tb, int variant, const int* pits, int side, int* value, int* plies) {
+  if (!tb || !pits || !value || (side != 0 && side != 1) || variant < 0 || variant >= tb->count.load(std::memory_order_acquire))
+    return false;
+  const auto k = static_cast<std::size_t>(variant);
+  if (side == 1 && !tb->north_plain[k]) return false;
+  return tb->pits[k] == 12 ? short_value_of<12>(tb, k, pits, side, value, plies) : short_value_of<0>(tb, k, pits, side, value, plies);
+}
+
 }  // namespace
 
 extern "C" {
@@ -390,14 +469,18 @@ mtb_error mtb_variant(mtb_tables* tb, const char* name, int* variant, int* pits)
         tb->north[k][static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(plain ? from : 0);
       }
       tb->north_plain[k] = plain;
+      int turn = plain ? tb->north[k][0] : -1;
+      for (int i = 0; i < P && turn >= 0; ++i)
+        if (tb->north[k][static_cast<std::size_t>(i)] != (i + turn) % P) turn = -1;
+      tb->north_turn[k] = turn;
       tb->pits[k] = P;
       tb->kinds[k] = (*v)->kind();
       bool short_names = true;
       for (int i = 0; i < 32; ++i) {
-        const std::string name = (*v)->move_name(mancala::Move::sow(i));  // "0".."31" in every game
-        short_names = short_names && name.size() < MTB_MOVE_NAME;
-        std::memcpy(tb->sow_names[k][static_cast<std::size_t>(i)].data(), name.data(),
-                    std::min<std::size_t>(name.size(), MTB_MOVE_NAME - 1));
+        const std::string sow = (*v)->move_name(mancala::Move::sow(i));  // "0".."31" in every game
+        short_names = short_names && sow.size() < MTB_MOVE_NAME;
+        std::memcpy(tb->sow_names[k][static_cast<std::size_t>(i)].data(), sow.data(),
+                    std::min<std::size_t>(sow.size(), MTB_MOVE_NAME - 1));
       }
       tb->sow_names_if_short[k] = short_names ? &tb->sow_names[k] : nullptr;
       tb->count.store(n + 1, std::memory_order_release);
@@ -423,39 +506,11 @@ mtb_error mtb_play(const char* position, const char* move, mtb_turn* out) {
   });
 }
 
-namespace {
-// mtb_value_pits' short way (Tablebase::plain_value): a board without marks, the pits
-// as South sees them checked and summed in one pass, no Position made; nothing in it
-// throws or allocates, so it runs before guarded(). False: the general way answers
-// (or says why). An engine's hottest call: its instructions are kept few, so that one
-// call's read from memory overlaps the next call's work.
-bool short_value(mtb_tables* tb, int variant, const int* pits, int side, int* value, int* plies) {
-  if (!tb || !pits || !value || (side != 0 && side != 1) || variant < 0 || variant >= tb->count.load(std::memory_order_acquire))
-    return false;
-  const auto k = static_cast<std::size_t>(variant);
-  if (side == 1 && !tb->north_plain[k]) return false;
-  mancala::Seeds x[mancala::kMaxPits];
-  unsigned all = 0;  // a count outside 0..255 sets a bit above them
-  int seeds = 0;
-  const int P = tb->pits[k];
-  const std::uint8_t* from = tb->north[k].data();
-  for (int i = 0; i < P; ++i) {
-    const int s = pits[side ? from[i] : i];
-    all |= static_cast<unsigned>(s);
-    seeds += s;
-    x[i] = static_cast<mancala::Seeds>(s);
-  }
-  mancala::Value r = 0;
-  if (all > 255 || !tb->tb->plain_value(tb->files[k], x, seeds, r)) return false;
-  const mancala::GameKind kind = tb->kinds[k];
-  *value = c_value(kind, r);
-  if (plies) *plies = c_plies(kind, r);
-  return true;
-}
-}  // namespace
 
-mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int* marks, int side, int* value, int* plies) {
-  if (!marks && short_value(tb, variant, pits, side, value, plies)) return MTB_OK;
+namespace {
+// mtb_value_pits' general way, apart: the short way's caller sets up no frame for it.
+[[gnu::noinline]] mtb_error value_pits_general(mtb_tables* tb, int variant, const int* pits, const int* marks, int side,
+                                               int* value, int* plies) {
   return guarded([&] {
     if (!tb || !pits || !value) return fail(MTB_ERR_ARGUMENT, "mtb_value_pits: NULL argument");
     const mancala::Variant* v = variant_of(tb, variant, "mtb_value_pits");
@@ -469,6 +524,12 @@ mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int
     if (plies) *plies = c_plies(v->kind(), *r);
     return MTB_OK;
   });
+}
+}  // namespace
+
+mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int* marks, int side, int* value, int* plies) {
+  if (!marks && short_value(tb, variant, pits, side, value, plies)) return MTB_OK;
+  return value_pits_general(tb, variant, pits, marks, side, value, plies);
 }
 
 mtb_error mtb_load(mtb_tables* tb, int variant, size_t max_bytes, size_t* bytes, int* left) {

@@ -342,6 +342,7 @@ void Tablebase::publish_loaded_plain(const VariantTables& vt) const {
     most = static_cast<int>(s);
   }
   if (most < 0) return;
+  lp->count = static_cast<unsigned>(lp->classes.size());
   lp->rank = distribution_index(first->pits(), first->filter(), std::max(most, 1));
   std::lock_guard lock(mu_);
   if (const LoadedPlain* old = vt.loaded_plain.load(std::memory_order_acquire);

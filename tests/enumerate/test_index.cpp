@@ -150,6 +150,16 @@ TEST(Index, EveryFilterInLexicographicOrder) {
       }
 }
 
+// The same for 8 to 16 pits (Oware has 12): every filter, up to 3 seeds.
+TEST(Index, EveryFilterOfEightToSixteenPits) {
+  for (int pits = 8; pits <= 16; ++pits)
+    for (int a = 0; a <= pits; ++a)
+      for (int b = a + 1; b <= pits + 1; ++b) {
+        const DistributionIndex d(pits, 3, IndexFilter{a, b});
+        for (int n = 0; n <= 3; ++n) check_exhaustively(d, n);
+      }
+}
+
 TEST(Index, ClassIndexRoundTrips) {
   for (const char* spec : {"djenon-aboure", "oware", "kalah:3:empty", "kalah:6:standard"}) {
     const VariantPtr v = *make_variant(spec);

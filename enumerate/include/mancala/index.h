@@ -50,6 +50,10 @@
 // B(2,0) + B(0,-1) = -1, t_0(2,0) = -B(1,0) + B(1,-1) = -1: rank 5 - 1 - 1 = 3.
 #pragma once
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <bit>
 #include <cstddef>
@@ -86,6 +90,37 @@ class DistributionIndex {
     return steps_.empty() ? rank_filtered(x, n, true) : rank(x, n);
   }
 
+  // rank_if_allowed of the distribution pit(0), .., pit(P-1) (ints summing to n) whose
+  // empty pits are the bits of `empty` (bit j: pit(j) == 0), read pit by pit where the
+  // caller holds them, with no copy (the C API's mtb_value_pits: an engine's ints, in
+  // South's order or North's, its empty pits found by a vector compare): the look-ups
+  // of rank_filtered (or rank), each pit's row found by z, the first empty filtered
+  // pit, in rows(z). kP: P when compiled (the loop unrolled), or 0.
+  template <int kP = 0, class Pit>
+  Index rank_if_allowed_by(Pit&& pit, int n, unsigned empty) const {
+    const int P = kP ? kP : pits_;
+    const unsigned f = empty & filter_bits_;
+    if (f == 0 && filter_.active()) return kLeftOut;  // no filtered pit empty: not allowed()
+    const Index* const* row = rows(f ? std::countr_zero(f) : P);
+    Index r = 0;
+    int m = n;
+#pragma GCC unroll 16
+    for (int j = 0; j < P; ++j) {
+      r += row[j][m];
+      m -= pit(j);
+    }
+    return r;
+  }
+  // Bit j set for the pits j of the filter below P (none without one).
+  unsigned filter_bits() const { return filter_bits_; }
+  // Pit j's row of the tables for a distribution whose first empty filtered pit is z
+  // (z = P: none, or no filter): rows(z)[j][m] is E(j, m) (no filter; steps()), else the
+  // telescoped entry of pit j with m seeds left in the state that z gives it.
+  const Index* const* rows(int z) const { return rows_.data() + static_cast<std::size_t>(z) * static_cast<std::size_t>(pits_); }
+  // Not copied: rows() points into the tables (moved, their storage stays).
+  DistributionIndex(const DistributionIndex&) = delete;
+  DistributionIndex& operator=(const DistributionIndex&) = delete;
+
   // Without a filter, the rank telescoped into one look-up per pit (below): row j of
   // E(j, s), s in [0, max_seeds], at steps() + j * (max_seeds() + 1); null with a
   // filter. Every unfiltered index over the same number of pits has the same E(j, s)
@@ -117,6 +152,8 @@ class DistributionIndex {
   // per state at (state * P + j) * (max_seeds + 1) + m; in_filter_[j] = j in [a, b).
   std::vector<Index> telescoped_;
   std::vector<std::uint8_t> in_filter_;
+  std::vector<const Index*> rows_;  // rows(z) for z = 0..P, P each
+  unsigned filter_bits_ = 0;
   // C(j, m, z), j in [0, P]. T[j][m][v][z] is not kept (P x N^2 entries): unrank()
   // walks its blocks C(j+1, m-x, .), x = 0, 1, .. (at most x_j + 1 of them per pit).
   std::vector<Index> counts_;
@@ -184,8 +221,26 @@ class ClassIndex {
   // in one pass where the rank is the pits' (ranks_pits), as allowed() then rank()
   // elsewhere. Precondition: class_of(p) == key().
   Index rank_if_allowed(const Position& p) const {
-    if (plain_ && !subset_) return dist_->rank_if_allowed(p.pits.data(), key_.seeds);
+    if (plain_ && !subset_) {  // the pits' own rank (DistributionIndex::rank_if_allowed_by)
+      const unsigned empty = empty_pits(p);
+      auto pit = [&p](int j) { return static_cast<int>(p.pits[static_cast<std::size_t>(j)]); };
+      return pits_ == 12 ? dist_->rank_if_allowed_by<12>(pit, key_.seeds, empty) : dist_->rank_if_allowed_by(pit, key_.seeds, empty);
+    }
     return allowed(p) ? rank(p) : DistributionIndex::kLeftOut;
+  }
+  // Bit i set where pit i of the first min(P, 32) pits is empty: one compare of 16
+  // bytes up to 16 pits (a Position holds kMaxPits >= 16).
+  unsigned empty_pits(const Position& p) const {
+    static_assert(kMaxPits >= 16);
+#if defined(__SSE2__)
+    if (pits_ <= 16) {
+      const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p.pits.data()));
+      return static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm_setzero_si128()))) & ((1u << pits_) - 1);
+    }
+#endif
+    unsigned e = 0;
+    for (int i = 0; i < pits_ && i < 32; ++i) e |= static_cast<unsigned>(p.pits[static_cast<std::size_t>(i)] == 0) << i;
+    return e;
   }
   bool contains(const Position& p) const;  // in this class and allowed
   // Allowed by the filter, and in the subset if there is one (class not checked).

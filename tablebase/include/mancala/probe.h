@@ -176,7 +176,7 @@ class Tablebase {
     if (!files || seeds < 0) return false;
     // Loaded: one record of the class and one rank table for all of them (below).
     if (const LoadedPlain* lp = files->loaded_plain.load(std::memory_order_acquire);
-        lp && static_cast<std::size_t>(seeds) < lp->classes.size()) {
+        lp && static_cast<unsigned>(seeds) < lp->count) {
       const LoadedPlain::Class& c = lp->classes[static_cast<std::size_t>(seeds)];
       if (c.values) {
         const Index i = lp->rank->rank_if_allowed(x, seeds);
@@ -197,6 +197,21 @@ class Tablebase {
     auto v = t->value(i);
     if (!v) return false;
     out = *v;
+    return true;
+  }
+  // The same from loaded values only, the pits read by pit(j) (ints in 0..255 summing to
+  // `seeds`, bit j of `empty` set where pit(j) is 0; DistributionIndex::
+  // rank_if_allowed_by): false where the class is not loaded, or the position not
+  // ranked (plain_value then answers, or says why).
+  template <int kP = 0, class Pit>
+  bool loaded_plain_value(const VariantTables* files, Pit&& pit, unsigned empty, int seeds, Value& out) const {
+    const LoadedPlain* lp = files ? files->loaded_plain.load(std::memory_order_acquire) : nullptr;
+    if (!lp || static_cast<unsigned>(seeds) >= lp->count) return false;
+    const LoadedPlain::Class& c = lp->classes[static_cast<std::size_t>(seeds)];
+    if (!c.values) return false;
+    const Index i = lp->rank->template rank_if_allowed_by<kP>(pit, seeds, empty);
+    if (i >= c.positions) return false;  // (kLeftOut too)
+    out = TableFile::value_of_entry(c.width, TableFile::loaded_entry(c.values, c.width, i));
     return true;
   }
   // Distance of a tabled position (docs/values.md; NotFound without its .mtz file).
@@ -248,6 +263,7 @@ class Tablebase {
       unsigned width = 1;
     };
     std::vector<Class> classes;
+    unsigned count = 0;  // classes.size()
     std::shared_ptr<const DistributionIndex> rank;
   };
   struct VariantTables {
