@@ -70,18 +70,17 @@ Index DistributionIndex::rank_filtered(const Seeds* x, int n, bool check) const 
   // U(x) - F(x) telescoped (index.h): one look-up per pit in the table of the pit's
   // state (0: every filtered pit before it non-empty, 1: the pit before it was the
   // first empty one, 2: later). The first empty filtered pit z is found first (a
-  // backward scan without branches), so that every pit's state is known at once:
-  // carried from pit to pit, it had made each look-up wait for the one before.
+  // backward scan without branches), so that every pit's row is known at once
+  // (rows(z)): carried from pit to pit, the state had made each look-up wait for the
+  // one before.
   int z = pits_;
   for (int j = std::min(filter_.zero_to, pits_) - 1; j >= filter_.zero_from; --j) z = x[j] == 0 ? j : z;
   if (check && z == pits_) return kLeftOut;  // no filtered pit empty: not allowed()
-  const std::size_t M = static_cast<std::size_t>(max_seeds_) + 1, PM = static_cast<std::size_t>(pits_) * M;
-  const Index* t = telescoped_.data();
+  const Index* const* row = rows(z);
   Index r = 0;
   int m = n;
-  for (int j = 0; j < pits_; ++j, t += M) {
-    const std::size_t state = j <= z ? 0 : j == z + 1 ? 1 : 2;
-    r += t[state * PM + static_cast<std::size_t>(m)];
+  for (int j = 0; j < pits_; ++j) {
+    r += row[j][m];
     m -= x[j];
   }
   return r;
