@@ -18,11 +18,11 @@
 #include <array>
 #include <atomic>
 #include <mutex>
+#include <span>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
-#include <span>
 
 struct mtb_tables {
   std::shared_ptr<mancala::Tablebase> tb;
@@ -204,9 +204,9 @@ mtb_error probe_into(mtb_tables* tb, const mancala::Variant& v, const mancala::T
                      const mancala::Position& p, const char* fn, mtb_result* out, mtb_ranked_move* moves, int capacity,
                      int* count, const mtb_tables::SowNames* sow_names = nullptr) {
   // Kept by the thread, their lists keep their room: no allocation a probe. Found from
-  // the thread pointer (initial-exec: no call to __tls_get_addr, 55 instructions a
-  // probe; a few hundred bytes of the static TLS that glibc keeps for libraries
-  // loaded later, as Python loads this one).
+  // the thread pointer (initial-exec: no call to __tls_get_addr, about 70 instructions
+  // a probe; a few hundred bytes of the static TLS that glibc keeps for libraries
+  // loaded later, as ctypes loads this one).
   [[gnu::tls_model("initial-exec")]] thread_local struct {
     mancala::ProbeResult result;
     mancala::Tablebase::Scratch scratch;
@@ -519,7 +519,6 @@ mtb_error mtb_play(const char* position, const char* move, mtb_turn* out) {
     return fail(MTB_ERR_MOVE, std::string("mtb_play: '") + move + "' is not a legal move of " + position);
   });
 }
-
 
 namespace {
 // mtb_value_pits' general way, apart: the short way's caller sets up no frame for it.
