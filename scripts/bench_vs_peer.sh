@@ -31,7 +31,8 @@
 # generator's positions). ratio = peer / ours (> 1: ours is faster), of the wall time and
 # of the CPU time (user + system: under other jobs' load, the fairer of the two).
 # The raw output of every command goes to results/raw/vs-peer-UTCSTAMP.txt, the table
-# last. The machine's other load is printed (uptime) before and after: on a machine
+# last, then the median of each job's CPU-time ratios over the REPEAT pairs (this host's
+# speed moves from run to run, the peer's as much as ours: one pair proves little). The machine's other load is printed (uptime) before and after: on a machine
 # shared with other jobs, the ratios move.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -70,6 +71,10 @@ timed() {
 }
 
 ratio() { awk -v a="$pw" -v b="$wall" -v c="$pc" -v d="$cpu_s" 'BEGIN { printf "ratio %.2fx wall, %.2fx cpu", a / b, c / d }'; }
+# The CPU-time ratios of every pair, by job, for the medians printed last.
+cpu_ratio() { awk -v c="$pc" -v d="$cpu_s" 'BEGIN { printf "%.2f", c / d }'; }
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) printf "%.2f", a[(NR + 1) / 2]; else printf "%.2f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+table_ratios="" search_ratios=""
 rows=()
 row() { rows+=("$(printf '%-34s %9s %9s %13s %9s  %s' "$@")"); }
 
@@ -82,6 +87,7 @@ for ((r = 1; r <= REPEAT; r++)); do
   timed "$WORK/ours" '' "$B" generate kalah:6:empty --max-seeds 20 --threads 1 --out tables
   row "ours tables <=20 (generate)" "$wall" "$cpu_s" "$(grep -o 'kalah_6_empty  *[0-9]* seeds.*' "$WORK/last" >/dev/null; awk '/positions/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^positions/) n = $i} END {print n}' "$WORK/last")" "$mem" \
       "$(ratio)"
+  table_ratios+=" $(cpu_ratio)"
   # Kalah(6,4) value and best move.
   timed "$WORK/peer" '' "$PEER/kalah-s" -t "$PEER_TT" -e 20 -E endgame.dat s 4
   pw=$wall pc=$cpu_s
@@ -90,6 +96,7 @@ for ((r = 1; r <= REPEAT; r++)); do
   timed "$WORK/ours" '' "$B" solve kalah:6:empty --per-pit 4 --tables tables --best-only --threads 1 --tt-mb "$TT_MB" --no-pv ${solve_flags[@]+"${solve_flags[@]}"}
   row "ours kalah(6,4) (solve --best-only --tt-mb $TT_MB${SOLVE_FLAGS:+ $SOLVE_FLAGS})" "$wall" "$cpu_s" "$(grep -o '[0-9]* positions searched' "$WORK/last" | head -1 | awk '{print $1}')" "$mem" \
       "$(ratio), value $(awk '/^  value/ {print $2; exit}' "$WORK/last"), best move $(awk '/^  move/ {print $2; exit}' "$WORK/last")"
+  search_ratios+=" $(cpu_ratio)"
 done
 
 {
@@ -97,5 +104,7 @@ done
   echo "# load after: $(uptime | sed 's/.*load average: //')"
   printf '%-34s %9s %9s %13s %9s  %s\n' job wall_s cpu_s nodes peak_MiB notes
   printf '%s\n' "${rows[@]}"
+  echo "median of $REPEAT pair(s), CPU time, peer / ours: tables $(median <<< "$table_ratios")x (of$table_ratios)," \
+       "Kalah(6,4) $(median <<< "$search_ratios")x (of$search_ratios)"
 } | tee -a "$RAW"
 echo "raw output: $RAW"
