@@ -105,6 +105,7 @@ class TableLeaves {
       max_ = std::max(max_, k.seeds);
     }
     for (int n = 0; n <= max_; ++n) plain_.push_back(slots_.find(ClassKey{0, n}));
+    plain_open_.reset(new std::atomic<TableSlot*>[static_cast<std::size_t>(max_ + 1)]());
     return std::nullopt;
   }
   void rank_by(const KalahBoard* board) { board_ = board; }
@@ -124,13 +125,19 @@ class TableLeaves {
 
   // Kalah: the open slot of the class of `seeds` seeds (<= max_seeds()), or null
   // (missing or unreadable: the error recorded).
+  // The search asks for a slot for every tabled child: once open, it is one load (not
+  // a call of std::call_once).
   TableSlot* kalah_slot(int seeds) {
+    std::atomic<TableSlot*>& open = plain_open_[static_cast<std::size_t>(seeds)];
+    if (TableSlot* s = open.load(std::memory_order_acquire)) return s;
     const auto it = plain_[static_cast<std::size_t>(seeds)];
     if (it == slots_.end()) {
       missing(ClassKey{0, seeds});
       return nullptr;
     }
-    return open_slot(ClassKey{0, seeds}, *it->second);
+    TableSlot* s = open_slot(ClassKey{0, seeds}, *it->second);
+    if (s) open.store(s, std::memory_order_release);
+    return s;
   }
   // Kalah: the exact value of a tabled position of `seeds` seeds (<= max_seeds()), or
   // nullopt where the tables do not index it (kStop: the tables failed).
@@ -288,6 +295,7 @@ class TableLeaves {
   Slots slots_;
   int max_ = -1;
   std::vector<Slots::iterator> plain_;  // slots_.find of the classes with no marks or flags, by seeds
+  std::unique_ptr<std::atomic<TableSlot*>[]> plain_open_;  // kalah_slot's slots once open, by seeds
 };
 
 }  // namespace mancala::search_detail
