@@ -32,8 +32,9 @@
 # of the CPU time (user + system: under other jobs' load, the fairer of the two).
 # The raw output of every command goes to results/raw/vs-peer-UTCSTAMP.txt, the table
 # last, then the median of each job's CPU-time ratios over the REPEAT pairs (this host's
-# speed moves from run to run, the peer's as much as ours: one pair proves little). The machine's other load is printed (uptime) before and after: on a machine
-# shared with other jobs, the ratios move.
+# speed moves from run to run, the peer's as much as ours: one pair proves little).
+# The machine's other load is printed (uptime) before and after: on a machine shared
+# with other jobs, the ratios move.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PEER=$(cd "${1:?usage: scripts/bench_vs_peer.sh PEER_DIR [BUILD_DIR]}" && pwd)
