@@ -71,9 +71,9 @@ timed() {
   mem=$(awk '/Maximum resident/ { printf "%.0f", $NF / 1024 }' "$WORK/last")
 }
 
-ratio() { awk -v a="$pw" -v b="$wall" -v c="$pc" -v d="$cpu_s" 'BEGIN { printf "ratio %.2fx wall, %.2fx cpu", a / b, c / d }'; }
-# The CPU-time ratios of every pair, by job, for the medians printed last.
+# The CPU-time ratio of the pair just run (kept by job for the medians printed last).
 cpu_ratio() { awk -v c="$pc" -v d="$cpu_s" 'BEGIN { printf "%.2f", c / d }'; }
+ratio() { awk -v a="$pw" -v b="$wall" -v c="$(cpu_ratio)" 'BEGIN { printf "ratio %.2fx wall, %sx cpu", a / b, c }'; }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) printf "%.2f", a[(NR + 1) / 2]; else printf "%.2f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 table_ratios="" search_ratios=""
 rows=()
