@@ -5,7 +5,8 @@
 #
 # Usage: scripts/bench_vs_peer.sh PEER_DIR [BUILD_DIR]
 #   PEER_DIR: a folder holding the peer's serial build (`generator` and `kalah-s`).
-#   BUILD_DIR: ours (default build). REPEAT=N runs every pair N times, alternating.
+#   BUILD_DIR: ours (default build). REPEAT=N runs every pair N times, alternating
+#   which side runs first (odd pairs the peer, even pairs ours).
 #   SOLVE_FLAGS="..." adds flags to our search's command (e.g. --no-huge-pages); the
 #   figures of record use none. TT_MB (default 256) is our search's --tt-mb, PEER_TT
 #   (default 24) the peer's -t (log2 of its table's entries): both sides' tables can be
@@ -71,33 +72,64 @@ timed() {
   mem=$(awk '/Maximum resident/ { printf "%.0f", $NF / 1024 }' "$WORK/last")
 }
 
-# The CPU-time ratio of the pair just run (kept by job for the medians printed last).
-cpu_ratio() { awk -v c="$pc" -v d="$cpu_s" 'BEGIN { printf "%.2f", c / d }'; }
-ratio() { awk -v a="$pw" -v b="$wall" -v c="$(cpu_ratio)" 'BEGIN { printf "ratio %.2fx wall, %sx cpu", a / b, c }'; }
+# CPU-time ratio peer / ours ($1 / $2), and the row's ratios of wall ($1 / $2) and CPU
+# ($3 / $4) time.
+cpu_ratio() { awk -v c="$1" -v d="$2" 'BEGIN { printf "%.2f", c / d }'; }
+ratio() { awk -v a="$1" -v b="$2" -v c="$(cpu_ratio "$3" "$4")" 'BEGIN { printf "ratio %.2fx wall, %sx cpu", a / b, c }'; }
 median() { tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { if (NR % 2) printf "%.2f", a[(NR + 1) / 2]; else printf "%.2f", (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 table_ratios="" search_ratios=""
 rows=()
 row() { rows+=("$(printf '%-34s %9s %9s %13s %9s  %s' "$@")"); }
 
+# Each job of a pair, its figures kept as <side>_<job>_{wall,cpu,mem,nodes} (and the
+# search's answer).
+peer_tables() {
+  timed "$WORK/peer" '4\nc 20\ni\nq\n' "$PEER/generator" endgame.dat
+  peer_tables_wall=$wall peer_tables_cpu=$cpu_s peer_tables_mem=$mem
+  peer_tables_nodes=$(awk '/^ *Nodes:/ {print $2}' "$WORK/last" | tail -1)
+}
+ours_tables() {
+  timed "$WORK/ours" '' "$B" generate kalah:6:empty --max-seeds 20 --threads 1 --out tables
+  ours_tables_wall=$wall ours_tables_cpu=$cpu_s ours_tables_mem=$mem
+  ours_tables_nodes=$(awk '/positions/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^positions/) n = $i} END {print n}' "$WORK/last")
+}
+peer_search() {
+  timed "$WORK/peer" '' "$PEER/kalah-s" -t "$PEER_TT" -e 20 -E endgame.dat s 4
+  peer_search_wall=$wall peer_search_cpu=$cpu_s peer_search_mem=$mem
+  peer_search_nodes=$(awk '/Nodes searched/ {print $3}' "$WORK/last" | tail -1)
+  peer_search_answer=$(grep -m1 '^Move:' "$WORK/last" || echo '(no answer)')
+}
+ours_search() {
+  timed "$WORK/ours" '' "$B" solve kalah:6:empty --per-pit 4 --tables tables --best-only --threads 1 --tt-mb "$TT_MB" --no-pv ${solve_flags[@]+"${solve_flags[@]}"}
+  ours_search_wall=$wall ours_search_cpu=$cpu_s ours_search_mem=$mem
+  ours_search_nodes=$(grep -o '[0-9]* positions searched' "$WORK/last" | head -1 | awk '{print $1}')
+  ours_search_answer="value $(awk '/^  value/ {print $2; exit}' "$WORK/last"), best move $(awk '/^  move/ {print $2; exit}' "$WORK/last")"
+}
+
+# The pairs alternate which side runs first (odd pairs the peer, even pairs ours): the
+# one that runs second meets the machine as the first left it (memory just freed,
+# caches), and over REPEAT >= 2 pairs neither side always has that place.
 mkdir -p "$WORK/peer" "$WORK/ours"
 for ((r = 1; r <= REPEAT; r++)); do
   rm -rf "$WORK/peer/endgame.dat" "$WORK/ours/tables"
+  if ((r % 2)); then first=peer second=ours; else first=ours second=peer; fi
   # Tables to 20 seeds.
-  timed "$WORK/peer" '4\nc 20\ni\nq\n' "$PEER/generator" endgame.dat
-  pw=$wall pc=$cpu_s; row "peer tables <=20 (generator c 20)" "$wall" "$cpu_s" "$(awk '/^ *Nodes:/ {print $2}' "$WORK/last" | tail -1)" "$mem" ""
-  timed "$WORK/ours" '' "$B" generate kalah:6:empty --max-seeds 20 --threads 1 --out tables
-  row "ours tables <=20 (generate)" "$wall" "$cpu_s" "$(grep -o 'kalah_6_empty  *[0-9]* seeds.*' "$WORK/last" >/dev/null; awk '/positions/ {for (i = 1; i < NF; i++) if ($(i+1) ~ /^positions/) n = $i} END {print n}' "$WORK/last")" "$mem" \
-      "$(ratio)"
-  table_ratios+=" $(cpu_ratio)"
+  "${first}_tables"
+  "${second}_tables"
+  row "peer tables <=20 (generator c 20)" "$peer_tables_wall" "$peer_tables_cpu" "$peer_tables_nodes" "$peer_tables_mem" \
+      "$([ "$first" = peer ] && echo 'ran first')"
+  row "ours tables <=20 (generate)" "$ours_tables_wall" "$ours_tables_cpu" "$ours_tables_nodes" "$ours_tables_mem" \
+      "$(ratio "$peer_tables_wall" "$ours_tables_wall" "$peer_tables_cpu" "$ours_tables_cpu")$([ "$first" = ours ] && echo ', ran first')"
+  table_ratios+=" $(cpu_ratio "$peer_tables_cpu" "$ours_tables_cpu")"
   # Kalah(6,4) value and best move.
-  timed "$WORK/peer" '' "$PEER/kalah-s" -t "$PEER_TT" -e 20 -E endgame.dat s 4
-  pw=$wall pc=$cpu_s
-  row "peer kalah(6,4) (kalah-s -t $PEER_TT)" "$wall" "$cpu_s" "$(awk '/Nodes searched/ {print $3}' "$WORK/last" | tail -1)" "$mem" \
-      "$(grep -m1 '^Move:' "$WORK/last" || echo '(no answer)')"
-  timed "$WORK/ours" '' "$B" solve kalah:6:empty --per-pit 4 --tables tables --best-only --threads 1 --tt-mb "$TT_MB" --no-pv ${solve_flags[@]+"${solve_flags[@]}"}
-  row "ours kalah(6,4) (solve --best-only --tt-mb $TT_MB${SOLVE_FLAGS:+ $SOLVE_FLAGS})" "$wall" "$cpu_s" "$(grep -o '[0-9]* positions searched' "$WORK/last" | head -1 | awk '{print $1}')" "$mem" \
-      "$(ratio), value $(awk '/^  value/ {print $2; exit}' "$WORK/last"), best move $(awk '/^  move/ {print $2; exit}' "$WORK/last")"
-  search_ratios+=" $(cpu_ratio)"
+  "${first}_search"
+  "${second}_search"
+  row "peer kalah(6,4) (kalah-s -t $PEER_TT)" "$peer_search_wall" "$peer_search_cpu" "$peer_search_nodes" "$peer_search_mem" \
+      "$peer_search_answer$([ "$first" = peer ] && echo ', ran first')"
+  row "ours kalah(6,4) (solve --best-only --tt-mb $TT_MB${SOLVE_FLAGS:+ $SOLVE_FLAGS})" "$ours_search_wall" "$ours_search_cpu" \
+      "$ours_search_nodes" "$ours_search_mem" \
+      "$(ratio "$peer_search_wall" "$ours_search_wall" "$peer_search_cpu" "$ours_search_cpu"), $ours_search_answer$([ "$first" = ours ] && echo ', ran first')"
+  search_ratios+=" $(cpu_ratio "$peer_search_cpu" "$ours_search_cpu")"
 done
 
 {
