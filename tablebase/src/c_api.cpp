@@ -16,6 +16,7 @@
 #include "mancala/version.h"
 
 #include <array>
+#include <bit>
 #include <atomic>
 #include <mutex>
 #include <span>
@@ -538,11 +539,78 @@ namespace {
     return MTB_OK;
   });
 }
+// Every way of mtb_value_pits but the shortest (below), apart: the shortest sets up no
+// frame for them.
+[[gnu::noinline]] mtb_error value_pits_short_or_general(mtb_tables* tb, int variant, const int* pits, const int* marks,
+                                                        int side, int* value, int* plies) {
+  if (!marks && short_value(tb, variant, pits, side, value, plies)) return MTB_OK;
+  return value_pits_general(tb, variant, pits, marks, side, value, plies);
+}
+
+#if defined(__SSE2__)
+// mtb_value_pits' shortest way: a board of 12 pits whose class is loaded with one byte a
+// value (LoadedPlain::flat), South's pits or North's (kNorth: the board turned by half,
+// North's pit j is pits[(j + 6) % 12]). The sum, the range check and the empty pits by
+// three vectors of four pits, then one load a pit: about 100 instructions a call, where
+// short_value takes about 180, so that more calls fit in the processor's window and
+// their reads from memory overlap (results/probe.md, session 36). False where it does
+// not answer (short_value then answers, or says why): the same rank, the same value.
+extern "C++" {  // (a template, inside extern "C")
+template <bool kNorth>
+[[gnu::always_inline]] inline bool value_of_12(const mancala::Tablebase::LoadedPlain& lp, const int* pits,
+                                               mancala::GameKind kind, int* value, int* plies) {
+  using LP = mancala::Tablebase::LoadedPlain;
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits + 4));
+  const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits + 8));
+  __m128i o = _mm_or_si128(_mm_or_si128(a, b), c), t = _mm_add_epi32(_mm_add_epi32(a, b), c);
+  o = _mm_or_si128(o, _mm_srli_si128(o, 8));
+  t = _mm_add_epi32(t, _mm_srli_si128(t, 8));
+  const auto all = static_cast<unsigned>(_mm_cvtsi128_si32(_mm_or_si128(o, _mm_srli_si128(o, 4))));
+  const int seeds = _mm_cvtsi128_si32(_mm_add_epi32(t, _mm_srli_si128(t, 4)));
+  if (all > 255 || static_cast<unsigned>(seeds) >= lp.count) return false;  // (all <= 255: no pit below 0)
+  const LP::Class& cl = lp.classes[static_cast<std::size_t>(seeds)];
+  if (!cl.values || cl.width != 1) return false;
+  const __m128i zero = _mm_setzero_si128();
+  const __m128i ab = _mm_packs_epi32(_mm_cmpeq_epi32(a, zero), _mm_cmpeq_epi32(b, zero));
+  auto empty = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(ab, _mm_packs_epi32(_mm_cmpeq_epi32(c, zero), zero))));
+  if constexpr (kNorth) empty = ((empty >> 6) | (empty << 6)) & 0xFFFu;
+  const unsigned f = empty & lp.filter_bits;
+  if (f == 0 && lp.filter_active) return false;  // left out by the filter (DistributionIndex::rank_if_allowed_by)
+  const mancala::Index* row = lp.flat.data() + static_cast<std::size_t>(f ? std::countr_zero(f) : 12) * 12 * LP::kFlatStride;
+  asm("" : "+r"(row));  // one register: each pit's entry one load at [row + m * 8 + constant]
+  mancala::Index r = 0;
+  std::ptrdiff_t m = seeds;
+#pragma GCC unroll 12
+  for (std::size_t j = 0; j < 12; ++j) {
+    r += row[j * LP::kFlatStride + static_cast<std::size_t>(m)];
+    m -= pits[kNorth ? (j + 6) % 12 : j];
+  }
+  if (r >= cl.positions) return false;
+  const auto v = static_cast<mancala::Value>(static_cast<std::int8_t>(cl.values[r]));
+  *value = c_value(kind, v);
+  if (plies) *plies = c_plies(kind, v);
+  return true;
+}
+}
+#endif
+
 }  // namespace
 
 mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int* marks, int side, int* value, int* plies) {
-  if (!marks && short_value(tb, variant, pits, side, value, plies)) return MTB_OK;
-  return value_pits_general(tb, variant, pits, marks, side, value, plies);
+#if defined(__SSE2__)
+  if (!marks && tb && pits && value && variant >= 0 && variant < tb->count.load(std::memory_order_acquire)) {
+    const auto k = static_cast<std::size_t>(variant);
+    const auto* files = tb->files[k];
+    const mancala::Tablebase::LoadedPlain* lp = files ? files->loaded_plain.load(std::memory_order_acquire) : nullptr;
+    if (lp && !lp->flat.empty() && tb->pits[k] == 12) {
+      if (side == 0 ? value_of_12<false>(*lp, pits, tb->kinds[k], value, plies)
+                    : side == 1 && tb->north_turn[k] == 6 && value_of_12<true>(*lp, pits, tb->kinds[k], value, plies))
+        return MTB_OK;
+    }
+  }
+#endif
+  return value_pits_short_or_general(tb, variant, pits, marks, side, value, plies);
 }
 
 mtb_error mtb_load(mtb_tables* tb, int variant, size_t max_bytes, size_t* bytes, int* left) {

@@ -77,7 +77,9 @@ void play(const Tablebase& tb, const Variant& v, const Position& start, std::mt1
     auto r = tb.probe(v, p);
     ASSERT_TRUE(r) << where << ": " << r.error().message;
     // The probe values a position by its best move; the table's own entry agrees.
-    if (auto own = tb.value(v, p)) ASSERT_EQ(*own, r->value) << where << " ply " << ply;
+    if (auto own = tb.value(v, p)) {
+      ASSERT_EQ(*own, r->value) << where << " ply " << ply;
+    }
     if (score) {
       // Value-optimal play keeps "won so far + value still to come" at the start's value.
       ASSERT_EQ(margin + (a_to_move ? r->value : -r->value), target) << where << " ply " << ply;

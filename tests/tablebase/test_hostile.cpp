@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <zstd.h>
 
+#include <array>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -614,6 +615,63 @@ TEST(Hostile, ValuePitsShortWayAgreesInEveryGame) {
     EXPECT_GT(checked, 200u) << spec;
     mtb_close(h);
   }
+}
+
+// mtb_value_pits' shortest way (a board of 12 pits of a loaded class, ranked through
+// LoadedPlain::flat): every Oware position up to 7 seeds, from either side, answers
+// what the same call answered before the tables were loaded (read in place), and
+// what mtb_value answers for its text.
+TEST(Hostile, ValuePitsShortestWayAgreesOnEveryPosition) {
+  TempDir d;
+  gen("oware", 7, d.path);
+  const VariantPtr v = variant("oware");
+  mtb_tables* h = nullptr;
+  ASSERT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
+  int id = -1;
+  ASSERT_EQ(mtb_variant(h, "oware", &id, nullptr), MTB_OK);
+  std::vector<std::array<int, 12>> boards;
+  for (int n = 0; n <= 7; ++n) {
+    const ClassIndex idx(*v, ClassKey{0, n});
+    for (Index r = 0; r < idx.size(); ++r) {
+      const Position p = idx.unrank(r);
+      std::array<int, 12> b{};
+      for (int i = 0; i < 12; ++i) b[static_cast<std::size_t>(i)] = p.pits[static_cast<std::size_t>(i)];
+      boards.push_back(b);
+    }
+  }
+  // Answers (error, value, plies) from either side, in place first, then loaded.
+  auto answers = [&] {
+    std::vector<std::array<int, 3>> out;
+    for (const auto& b : boards)
+      for (int side = 0; side < 2; ++side) {
+        int value = 0, plies = -1;
+        const mtb_error e = mtb_value_pits(h, id, b.data(), nullptr, side, &value, &plies);
+        out.push_back({static_cast<int>(e), value, plies});
+      }
+    return out;
+  };
+  const auto in_place = answers();
+  ASSERT_EQ(mtb_load(h, id, static_cast<std::size_t>(-1), nullptr, nullptr), MTB_OK);
+  const auto loaded = answers();
+  ASSERT_EQ(loaded.size(), in_place.size());
+  std::size_t ok = 0;
+  for (std::size_t k = 0; k < loaded.size(); ++k) {
+    ASSERT_EQ(loaded[k], in_place[k]) << "board " << k / 2 << " side " << k % 2;
+    if (loaded[k][0] == MTB_OK) ++ok;
+    if (k % 97 == 0) {  // and mtb_value of its text, now and then
+      Position a{};
+      for (int i = 0; i < 12; ++i) a.pits[static_cast<std::size_t>(i)] = static_cast<Seeds>(boards[k / 2][static_cast<std::size_t>(i)]);
+      const Side side = k % 2 ? Side::North : Side::South;
+      const std::string text = format_position(*v, side == Side::South ? a : v->rotate(a), side);
+      int value = 0;
+      ASSERT_EQ(static_cast<int>(mtb_value(h, text.c_str(), &value, nullptr)), loaded[k][0]) << text;
+      if (loaded[k][0] == MTB_OK) {
+        EXPECT_EQ(value, loaded[k][1]) << text;
+      }
+    }
+  }
+  EXPECT_GT(ok, boards.size());  // most of them from both sides
+  mtb_close(h);
 }
 
 // Oware's tables up to 6 seeds in a temporary folder, open through the C API, and
