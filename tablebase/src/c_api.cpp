@@ -27,29 +27,46 @@
 
 struct mtb_tables {
   std::shared_ptr<mancala::Tablebase> tb;
-  // Variants named by mtb_variant: appended under mu, read without a lock below count.
+  // Variants named by mtb_variant (up to MTB_MAX_VARIANTS of them), or by the first word
+  // of mtb_value's texts (up to kWords words): appended under mu, read without a lock
+  // below count.
+  static constexpr int kWords = 16;
+  static constexpr std::size_t kSlots = MTB_MAX_VARIANTS + kWords;
   std::mutex mu;
-  std::array<mancala::VariantPtr, MTB_MAX_VARIANTS> variants;
+  std::array<mancala::VariantPtr, kSlots> variants;
   // Their files in the folder, found once (the handle never refreshes the folder).
-  std::array<const mancala::Tablebase::VariantTables*, MTB_MAX_VARIANTS> files{};
+  std::array<const mancala::Tablebase::VariantTables*, kSlots> files{};
   // North to move given as numbers (mtb_value_pits), the pits as South sees them:
   // x[i] = pits[north[i]] (the variant's rotate, found once), where rotate keeps a
   // position without marks or flags free of them (north_plain); and the pits.
-  std::array<std::array<std::uint8_t, mancala::kMaxPits>, MTB_MAX_VARIANTS> north{};
-  std::array<bool, MTB_MAX_VARIANTS> north_plain{};
+  std::array<std::array<std::uint8_t, mancala::kMaxPits>, kSlots> north{};
+  std::array<bool, kSlots> north_plain{};
   // r where north[i] = (i + r) mod P (every game here: a board turned round by half),
   // else -1: North's empty pits are South's turned by r (short_value).
-  std::array<int, MTB_MAX_VARIANTS> north_turn{};
-  std::array<int, MTB_MAX_VARIANTS> pits{};
-  std::array<mancala::GameKind, MTB_MAX_VARIANTS> kinds{};
+  std::array<int, kSlots> north_turn{};
+  std::array<int, kSlots> pits{};
+  std::array<mancala::GameKind, kSlots> kinds{};
   // The names of the plain sowing moves (Move bits below 32: a pit alone), made once
   // (a full probe named each of its moves anew: 3 % of its time), each as the first
   // MTB_MOVE_NAME bytes of a C move's name, padded with NULs (copied whole).
   // Null where a name would not fit (the move's name is then made at each probe).
   using SowNames = std::array<std::array<char, MTB_MOVE_NAME>, 32>;
-  std::array<SowNames, MTB_MAX_VARIANTS> sow_names{};
-  std::array<const SowNames*, MTB_MAX_VARIANTS> sow_names_if_short{};
+  std::array<SowNames, kSlots> sow_names{};
+  std::array<const SowNames*, kSlots> sow_names_if_short{};
+  std::array<bool, kSlots> named{};  // named by mtb_variant (named_count of them)
+  int named_count = 0;                // under mu
   std::atomic<int> count{0};
+  // The first words of mtb_value's texts seen on this handle, each with its variant's
+  // slot (-1: none left): mtb_value's shortest way reads such a word by comparing bytes
+  // and a board of numbers after it by mtb_value_pits' ways. Appended under mu, read
+  // without a lock below word_count; a word that names no variant is not kept.
+  struct Word {
+    std::array<char, 32> text{};
+    std::size_t size = 0;
+    int variant = -1;
+  };
+  std::array<Word, kWords> words{};
+  std::atomic<int> word_count{0};
 };
 
 namespace {
@@ -342,6 +359,111 @@ inline bool short_value(mtb_tables* tb, int variant, const int* pits, int side, 
   return tb->pits[k] == 12 ? short_value_of<12>(tb, k, pits, side, value, plies) : short_value_of<0>(tb, k, pits, side, value, plies);
 }
 
+// The slot of variant v on the handle, under tb->mu: the one that holds it, else a new
+// one, filled (the files, North's pits, the move names), then published by count.
+// `named`: for mtb_variant, which may name up to MTB_MAX_VARIANTS variants whatever the
+// words of mtb_value took. -1 where no slot is left.
+int slot_of(mtb_tables* tb, const mancala::VariantPtr& v, bool named) {
+  const int n = tb->count.load(std::memory_order_relaxed);
+  int id = 0;
+  while (id < n && tb->variants[static_cast<std::size_t>(id)]->name() != v->name()) ++id;
+  if (id == n && n == static_cast<int>(mtb_tables::kSlots)) return -1;
+  const auto k = static_cast<std::size_t>(id);
+  if (named && !(id < n && tb->named[k]) && tb->named_count == MTB_MAX_VARIANTS) return -1;
+  if (id == n) {
+    tb->variants[k] = v;
+    tb->files[k] = tb->tb->files_of(*v);
+    // Where rotate takes each pit: pits numbered 1..P, turned round.
+    const int P = v->pits();
+    mancala::Position q;
+    for (int i = 0; i < P; ++i) q.pits[static_cast<std::size_t>(i)] = static_cast<mancala::Seeds>(i + 1);
+    const mancala::Position r = v->rotate(q);
+    bool plain = r.flags == 0 && r.jeppe == -1 && !r.has_marks(P);
+    for (int i = 0; i < P && plain; ++i) {
+      const int from = r.pits[static_cast<std::size_t>(i)] - 1;
+      plain = from >= 0 && from < P;
+      tb->north[k][static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(plain ? from : 0);
+    }
+    tb->north_plain[k] = plain;
+    int turn = plain ? tb->north[k][0] : -1;
+    for (int i = 0; i < P && turn >= 0; ++i)
+      if (tb->north[k][static_cast<std::size_t>(i)] != (i + turn) % P) turn = -1;
+    tb->north_turn[k] = turn;
+    tb->pits[k] = P;
+    tb->kinds[k] = v->kind();
+    bool short_names = true;
+    for (int i = 0; i < 32; ++i) {
+      const std::string sow = v->move_name(mancala::Move::sow(i));  // "0".."31" in every game
+      short_names = short_names && sow.size() < MTB_MOVE_NAME;
+      std::memcpy(tb->sow_names[k][static_cast<std::size_t>(i)].data(), sow.data(),
+                  std::min<std::size_t>(sow.size(), MTB_MOVE_NAME - 1));
+    }
+    tb->sow_names_if_short[k] = short_names ? &tb->sow_names[k] : nullptr;
+    tb->count.store(n + 1, std::memory_order_release);
+  }
+  if (named && !tb->named[k]) {
+    tb->named[k] = true;
+    ++tb->named_count;
+  }
+  return id;
+}
+
+// The slot of the variant that the first word of a text names (`size` bytes at `word`),
+// kept as one of the handle's words: -1 where the word names no variant, no word or
+// slot is left, or memory runs out (mtb_value then goes the general way, which says why).
+int word_slot(mtb_tables* tb, const char* word, std::size_t size) noexcept {
+  try {
+    auto v = mancala::make_variant(std::string_view(word, size));
+    if (!v) return -1;
+    std::lock_guard lock(tb->mu);
+    const int words = tb->word_count.load(std::memory_order_relaxed);
+    for (int k = 0; k < words; ++k) {  // another thread kept it meanwhile
+      const mtb_tables::Word& w = tb->words[static_cast<std::size_t>(k)];
+      if (w.size == size && std::memcmp(w.text.data(), word, size) == 0) return w.variant;
+    }
+    if (words == mtb_tables::kWords) return -1;
+    mtb_tables::Word& w = tb->words[static_cast<std::size_t>(words)];
+    std::memcpy(w.text.data(), word, size);
+    w.size = size;
+    w.variant = slot_of(tb, *v, false);
+    tb->word_count.store(words + 1, std::memory_order_release);
+    return w.variant;
+  } catch (...) {
+    return -1;
+  }
+}
+
+// mtb_value's shortest way: a text "VARIANT PITS S|N" whose first word is one of the
+// handle's words and whose pits are plain numbers (parse_plain_board) is the board of
+// numbers of mtb_value_pits (South's pits as written, and the side): no variant built
+// or looked up by name, no Position normalised, the value by mtb_value_pits' shortest
+// ways. True with the value; false where it does not answer (mtb_value's general way
+// then answers the same, or says why).
+bool text_value(mtb_tables* tb, const char* text, int* value, int* plies) noexcept {
+  std::size_t n = 0;  // the first word
+  while (n < 32 && text[n] != ' ' && text[n] != '\0') ++n;
+  if (n == 0 || n == 32 || text[n] != ' ') return false;
+  int id = -1;
+  const int words = tb->word_count.load(std::memory_order_acquire);
+  bool seen = false;
+  for (int k = 0; k < words && !seen; ++k) {
+    const mtb_tables::Word& w = tb->words[static_cast<std::size_t>(k)];
+    if (w.size == n && std::memcmp(w.text.data(), text, n) == 0) {
+      seen = true;
+      id = w.variant;
+    }
+  }
+  if (!seen && words < mtb_tables::kWords) id = word_slot(tb, text, n);
+  if (id < 0) return false;
+  const auto k = static_cast<std::size_t>(id);
+  mancala::Position a;
+  mancala::Side side = mancala::Side::South;
+  if (!mancala::parse_plain_board(*tb->variants[k], std::string_view(text + n), a, side)) return false;
+  int pits[mancala::kMaxPits];
+  for (int i = 0; i < tb->pits[k]; ++i) pits[i] = a.pits[static_cast<std::size_t>(i)];
+  return mtb_value_pits(tb, id, pits, nullptr, side == mancala::Side::North, value, plies) == MTB_OK;
+}
+
 }  // namespace
 
 extern "C" {
@@ -418,6 +540,7 @@ mtb_error mtb_probe_pits(mtb_tables* tb, int variant, const int* pits, const int
 }
 
 mtb_error mtb_value(mtb_tables* tb, const char* position, int* value, int* plies) {
+  if (tb && position && value && text_value(tb, position, value, plies)) return MTB_OK;
   return guarded([&] {
     if (!tb || !position || !value) return fail(MTB_ERR_ARGUMENT, "mtb_value: NULL argument");
     auto pp = mancala::parse_position_ref(position);
@@ -464,42 +587,8 @@ mtb_error mtb_variant(mtb_tables* tb, const char* name, int* variant, int* pits)
     auto v = mancala::make_variant(name);
     if (!v) return fail(MTB_ERR_ARGUMENT, v.error().message);
     std::lock_guard lock(tb->mu);
-    const int n = tb->count.load(std::memory_order_relaxed);
-    int id = 0;
-    while (id < n && tb->variants[static_cast<std::size_t>(id)]->name() != (*v)->name()) ++id;
-    if (id == n) {
-      if (n == MTB_MAX_VARIANTS) return fail(MTB_ERR_ARGUMENT, "mtb_variant: more than MTB_MAX_VARIANTS variants");
-      const auto k = static_cast<std::size_t>(n);
-      tb->variants[k] = *v;
-      tb->files[k] = tb->tb->files_of(**v);
-      // Where rotate takes each pit: pits numbered 1..P, turned round.
-      const int P = (*v)->pits();
-      mancala::Position q;
-      for (int i = 0; i < P; ++i) q.pits[static_cast<std::size_t>(i)] = static_cast<mancala::Seeds>(i + 1);
-      const mancala::Position r = (*v)->rotate(q);
-      bool plain = r.flags == 0 && r.jeppe == -1 && !r.has_marks(P);
-      for (int i = 0; i < P && plain; ++i) {
-        const int from = r.pits[static_cast<std::size_t>(i)] - 1;
-        plain = from >= 0 && from < P;
-        tb->north[k][static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(plain ? from : 0);
-      }
-      tb->north_plain[k] = plain;
-      int turn = plain ? tb->north[k][0] : -1;
-      for (int i = 0; i < P && turn >= 0; ++i)
-        if (tb->north[k][static_cast<std::size_t>(i)] != (i + turn) % P) turn = -1;
-      tb->north_turn[k] = turn;
-      tb->pits[k] = P;
-      tb->kinds[k] = (*v)->kind();
-      bool short_names = true;
-      for (int i = 0; i < 32; ++i) {
-        const std::string sow = (*v)->move_name(mancala::Move::sow(i));  // "0".."31" in every game
-        short_names = short_names && sow.size() < MTB_MOVE_NAME;
-        std::memcpy(tb->sow_names[k][static_cast<std::size_t>(i)].data(), sow.data(),
-                    std::min<std::size_t>(sow.size(), MTB_MOVE_NAME - 1));
-      }
-      tb->sow_names_if_short[k] = short_names ? &tb->sow_names[k] : nullptr;
-      tb->count.store(n + 1, std::memory_order_release);
-    }
+    const int id = slot_of(tb, *v, true);
+    if (id < 0) return fail(MTB_ERR_ARGUMENT, "mtb_variant: more than MTB_MAX_VARIANTS variants");
     *variant = id;
     if (pits) *pits = tb->variants[static_cast<std::size_t>(id)]->pits();
     return MTB_OK;
@@ -594,6 +683,7 @@ template <bool kNorth>
 }
 }
 #endif
+
 
 }  // namespace
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <functional>
@@ -618,18 +619,23 @@ TEST(Hostile, ValuePitsShortWayAgreesInEveryGame) {
 }
 
 // mtb_value_pits' shortest way (a board of 12 pits of a loaded class, ranked through
-// LoadedPlain::flat): every Oware position up to 7 seeds, from either side, answers
-// what the same call answered before the tables were loaded (read in place), and
-// what mtb_value answers for its text.
+// LoadedPlain::flat) and mtb_value's (a plain text read as a board of numbers): every
+// Oware position up to 7 seeds, from either side, answers by numbers and by text what
+// the same calls answered before the tables were loaded (read in place), and the two
+// agree. The texts go through a handle of their own too, whose variant no mtb_variant
+// named (the words of mtb_value take slots of their own).
 TEST(Hostile, ValuePitsShortestWayAgreesOnEveryPosition) {
   TempDir d;
   gen("oware", 7, d.path);
   const VariantPtr v = variant("oware");
   mtb_tables* h = nullptr;
+  mtb_tables* text_only = nullptr;
   ASSERT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
+  ASSERT_EQ(mtb_open(d.path.c_str(), &text_only), MTB_OK);
   int id = -1;
   ASSERT_EQ(mtb_variant(h, "oware", &id, nullptr), MTB_OK);
   std::vector<std::array<int, 12>> boards;
+  std::vector<std::string> texts;  // boards[k / 2] with South (k even) or North to move
   for (int n = 0; n <= 7; ++n) {
     const ClassIndex idx(*v, ClassKey{0, n});
     for (Index r = 0; r < idx.size(); ++r) {
@@ -637,40 +643,91 @@ TEST(Hostile, ValuePitsShortestWayAgreesOnEveryPosition) {
       std::array<int, 12> b{};
       for (int i = 0; i < 12; ++i) b[static_cast<std::size_t>(i)] = p.pits[static_cast<std::size_t>(i)];
       boards.push_back(b);
+      texts.push_back(format_position(*v, p, Side::South));
+      texts.push_back(format_position(*v, v->rotate(p), Side::North));
     }
   }
-  // Answers (error, value, plies) from either side, in place first, then loaded.
+  // Answers (error, value, plies) of every board from either side, by numbers on h,
+  // by text on h and on text_only.
   auto answers = [&] {
-    std::vector<std::array<int, 3>> out;
-    for (const auto& b : boards)
-      for (int side = 0; side < 2; ++side) {
-        int value = 0, plies = -1;
-        const mtb_error e = mtb_value_pits(h, id, b.data(), nullptr, side, &value, &plies);
-        out.push_back({static_cast<int>(e), value, plies});
+    std::vector<std::array<int, 7>> out;
+    for (std::size_t k = 0; k < texts.size(); ++k) {
+      std::array<int, 7> a{};
+      a[0] = mtb_value_pits(h, id, boards[k / 2].data(), nullptr, static_cast<int>(k % 2), &a[1], &a[2]);
+      a[3] = mtb_value(h, texts[k].c_str(), &a[4], &a[5]);
+      int value = 0;
+      a[6] = mtb_value(text_only, texts[k].c_str(), &value, nullptr);
+      EXPECT_EQ(a[0], a[3]) << texts[k];
+      EXPECT_EQ(a[3], a[6]) << texts[k];
+      if (a[0] == MTB_OK) {
+        EXPECT_EQ(a[1], a[4]) << texts[k];
+        EXPECT_EQ(a[2], a[5]) << texts[k];
+        EXPECT_EQ(a[4], value) << texts[k];
       }
+      out.push_back(a);
+    }
     return out;
   };
   const auto in_place = answers();
   ASSERT_EQ(mtb_load(h, id, static_cast<std::size_t>(-1), nullptr, nullptr), MTB_OK);
+  int text_id = -1;
+  ASSERT_EQ(mtb_variant(text_only, "oware", &text_id, nullptr), MTB_OK);
+  ASSERT_EQ(mtb_load(text_only, text_id, static_cast<std::size_t>(-1), nullptr, nullptr), MTB_OK);
   const auto loaded = answers();
   ASSERT_EQ(loaded.size(), in_place.size());
   std::size_t ok = 0;
   for (std::size_t k = 0; k < loaded.size(); ++k) {
-    ASSERT_EQ(loaded[k], in_place[k]) << "board " << k / 2 << " side " << k % 2;
+    ASSERT_EQ(loaded[k], in_place[k]) << texts[k];
     if (loaded[k][0] == MTB_OK) ++ok;
-    if (k % 97 == 0) {  // and mtb_value of its text, now and then
-      Position a{};
-      for (int i = 0; i < 12; ++i) a.pits[static_cast<std::size_t>(i)] = static_cast<Seeds>(boards[k / 2][static_cast<std::size_t>(i)]);
-      const Side side = k % 2 ? Side::North : Side::South;
-      const std::string text = format_position(*v, side == Side::South ? a : v->rotate(a), side);
-      int value = 0;
-      ASSERT_EQ(static_cast<int>(mtb_value(h, text.c_str(), &value, nullptr)), loaded[k][0]) << text;
-      if (loaded[k][0] == MTB_OK) {
-        EXPECT_EQ(value, loaded[k][1]) << text;
-      }
-    }
   }
   EXPECT_GT(ok, boards.size());  // most of them from both sides
+  // Texts the shortest way leaves to the general one: the same answers and errors.
+  int value = 0;
+  EXPECT_EQ(mtb_value(h, "oware 1,0,0,0,0,0/0,0,0,0,0,1 S first", &value, nullptr), MTB_ERR_POSITION);
+  EXPECT_EQ(mtb_value(h, "oware 1,0,0,0,0,0/0,0,0,0,0,300 S", &value, nullptr), MTB_ERR_POSITION);
+  EXPECT_EQ(mtb_value(h, "owarf 1,0,0,0,0,0/0,0,0,0,0,1 S", &value, nullptr), MTB_ERR_POSITION);
+  EXPECT_EQ(mtb_value(h, "oware 1,0,0,0,0,0/0,0,0,0,0,9 S", &value, nullptr), MTB_ERR_NOT_FOUND);  // 10 seeds
+  EXPECT_EQ(mtb_value(h, "oware  1,0,0,0,0,0/0,0,0,0,0,1  S", &value, nullptr), MTB_OK);
+  mtb_close(text_only);
+  mtb_close(h);
+}
+
+// mtb_value's words (the first word of each text, up to 16 kept a handle) take slots of
+// their own: after texts of 28 variants, mtb_variant still names every variant, each
+// twice with the same number; and a text whose word the handle did not keep is still
+// answered (the general way).
+TEST(Hostile, ValueWordsLeaveEveryVariantSlot) {
+  TempDir d;
+  gen("oware", 3, d.path);
+  mtb_tables* h = nullptr;
+  ASSERT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
+  std::vector<std::string> specs;
+  for (int m = 1; m <= 6; ++m)
+    for (const char* capture : {"empty", "standard"}) specs.push_back("kalah:" + std::to_string(m) + ":" + capture);
+  for (int a = 4; a <= 7; ++a)
+    for (int b = 4; b <= 7; ++b) specs.push_back("cenne:" + std::to_string(a) + ":" + std::to_string(b));
+  int value = 0;
+  for (const std::string& spec : specs) {  // no tables for them: not found, or a bad board
+    const mtb_error e = mtb_value(h, (spec + " 1/1 S").c_str(), &value, nullptr);
+    EXPECT_TRUE(e == MTB_ERR_POSITION || e == MTB_ERR_NOT_FOUND) << spec;
+  }
+  EXPECT_EQ(mtb_value(h, "oware 1,0,0,0,0,0/0,0,0,0,0,1 S", &value, nullptr), MTB_OK);  // no word left
+  specs.push_back("oware");
+  for (const char* more : {"djenon-aboure", "kotu-baendum", "imbelece", "enkeshui:8", "enkeshui:10", "enkeshui:12"})
+    specs.push_back(more);
+  std::vector<int> ids;
+  for (const std::string& spec : specs) {
+    int id = -1;
+    ASSERT_EQ(mtb_variant(h, spec.c_str(), &id, nullptr), MTB_OK) << spec << ": " << mtb_last_error(h);
+    ids.push_back(id);
+  }
+  for (std::size_t k = 0; k < specs.size(); ++k) {
+    int id = -1;
+    ASSERT_EQ(mtb_variant(h, specs[k].c_str(), &id, nullptr), MTB_OK);
+    EXPECT_EQ(id, ids[k]) << specs[k];
+  }
+  std::sort(ids.begin(), ids.end());
+  EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end());  // as many numbers as variants
   mtb_close(h);
 }
 

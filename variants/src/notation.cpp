@@ -82,11 +82,8 @@ int short_number(std::string_view s, std::size_t& i) {
   return i == from ? -1 : n;
 }
 
-// The common case in one pass: PITS of plain numbers of one to three digits (no marks),
-// one space, S or N, then nothing but blanks, into absolute (South-at-bottom, as
-// written) and side. False on anything else (marks, flags, other spacing, an error to
-// name), left to parse_general, which reads the same text the same way.
-// Example (oware): "1,0,1,2,0,1/2,1,1,0,3,1 S" gives pits 1,0,1,2,0,1,2,1,1,0,3,1, South.
+// The common case in one pass (parse_plain_board, notation.h); parse_general reads the
+// same text the same way.
 bool parse_plain(const Variant& v, std::string_view rest, Position& absolute, Side& side) {
   const std::size_t n = rest.size();
   std::size_t i = 0;
@@ -221,6 +218,10 @@ Result<PositionRef> parse_position_ref(std::string_view text) {
   if (!v) return std::unexpected(v.error());
   out.variant = (*v)->get();
   return out;
+}
+
+bool parse_plain_board(const Variant& v, std::string_view rest, Position& absolute, Side& side) {
+  return parse_plain(v, rest, absolute, side);
 }
 
 Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest) {

@@ -148,7 +148,10 @@ typedef struct {
 MTB_API mtb_error mtb_probe_moves(mtb_tables* tb, const char* position, mtb_result* out, mtb_ranked_move* moves,
                                   int capacity, int* count);
 /* Only the value (cheaper: no move list); plies may be NULL, and is 0 for MTB_SCORE
-   games. Same errors and thread-safety as mtb_probe. */
+   games. Same errors and thread-safety as mtb_probe. A plain text (VARIANT, numbers,
+   one space, S or N) is read in one pass and valued as mtb_value_pits values its
+   numbers: the handle keeps the first words of up to 16 variants for it, beside the
+   MTB_MAX_VARIANTS of mtb_variant. */
 MTB_API mtb_error mtb_value(mtb_tables* tb, const char* position, int* value, int* plies);
 
 /* ---- The rules, without tables (since 1.1) ---------------------------------------- */

@@ -34,6 +34,13 @@ struct PositionRef {
 Result<PositionRef> parse_position_ref(std::string_view text);
 // Parses PITS SIDE [FLAGS] for a known variant (errors: BadPosition).
 Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest);
+// The common case of PITS SIDE in one pass, for a known variant: plain numbers of one to
+// three digits (no marks), one space, S or N, then nothing but blanks, into `absolute`
+// (South at the bottom, as written) and `side`. False on anything else (marks, flags,
+// other spacing, an error to name), which parse_position reads the same way; no check
+// of the position against the rules (Variant::check). Example (oware):
+// " 1,0,1,2,0,1/2,1,1,0,3,1 S" gives pits 1,0,1,2,0,1,2,1,1,0,3,1, South.
+bool parse_plain_board(const Variant& v, std::string_view rest, Position& absolute, Side& side);
 
 // Writes a normalised position as seen with `side` to move.
 std::string format_position(const Variant& v, const Position& normalised, Side side);
