@@ -3,7 +3,8 @@
 //
 // Invariants for every text that parses: writing the position and parsing the text
 // again gives the same variant, position and side, and writing that gives the same
-// text; a tabled position of an indexable class ranks and unranks to itself.
+// text; the one-pass reading of a plain board, where it reads, gives the same position
+// and side; a tabled position of an indexable class ranks and unranks to itself.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -31,6 +32,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const mancala::Variant& v = *p->variant;
+  // The one-pass reading of a plain board (mtb_value's shortest way) agrees where it reads.
+  if (const std::size_t space = text.find(' '); space != std::string_view::npos) {
+    mancala::Position a;
+    mancala::Side side = mancala::Side::South;
+    if (mancala::parse_plain_board(v, text.substr(space), a, side)) {
+      check(side == p->side, "plain board: same side");
+      check((side == mancala::Side::South ? a : v.rotate(a)) == p->position, "plain board: same position");
+    }
+  }
   const std::string written = mancala::format_position(v, p->position, p->side);
   auto q = mancala::parse_position(written);
   check(q.has_value(), "written position parses");
