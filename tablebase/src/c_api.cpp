@@ -694,8 +694,9 @@ mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int
     const auto* files = tb->files[k];
     const mancala::Tablebase::LoadedPlain* lp = files ? files->loaded_plain.load(std::memory_order_acquire) : nullptr;
     if (lp && !lp->flat.empty() && tb->pits[k] == 12) {
-      if (side == 0 ? value_of_12<false>(*lp, pits, tb->kinds[k], value, plies)
-                    : side == 1 && tb->north_turn[k] == 6 && value_of_12<true>(*lp, pits, tb->kinds[k], value, plies))
+      const mancala::GameKind kind = tb->kinds[k];
+      if (side == 0 ? value_of_12<false>(*lp, pits, kind, value, plies)
+                    : side == 1 && tb->north_turn[k] == 6 && value_of_12<true>(*lp, pits, kind, value, plies))
         return MTB_OK;
     }
   }

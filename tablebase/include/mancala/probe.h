@@ -268,11 +268,11 @@ class Tablebase {
     // The rank's rows again for a board of 12 pits (mtb_value_pits' shortest way), at a
     // fixed stride: rank->rows(z)[j][m] at flat[(z * 12 + j) * kFlatStride + m], so that
     // pit j's row lies at a constant offset from its state's first row (one load a pit
-    // where rows() takes two, and no register holding a row's pointer). Example: z = 12
-    // (no empty filtered pit), j = 3, m = 5 is flat[(144 + 3) * 264 + 5]. The stride of
-    // 33 cache lines puts the rows of a state in different sets of the level-1 cache.
-    // Empty where the rank is not of 12 pits or its seeds do not fit in a row.
-    static constexpr std::size_t kFlatStride = 264;
+    // where rows() takes two, and no register holding a row's pointer); the 13 x 12 rows
+    // in 40 KiB. Example: z = 12 (no empty filtered pit), j = 3, m = 5 is
+    // flat[(144 + 3) * 32 + 5]. Empty where the rank is not of 12 pits or its seeds do
+    // not fit in a row (more than 31: the short way answers then).
+    static constexpr std::size_t kFlatStride = 32;
     std::vector<Index> flat;
     unsigned filter_bits = 0;    // rank->filter_bits()
     bool filter_active = false;  // rank->filter().active()
