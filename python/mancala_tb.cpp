@@ -268,7 +268,10 @@ class PyTablebase {
                                               std::to_string(seeds) + " seeds" + (state ? " and that state" : "")};
     if (found.size() > 1) {
       std::string labels;
-      for (const auto& k : found) labels += (labels.empty() ? "" : ", ") + to_string(k, v->pits()) + " (state " + std::to_string(k.state) + ")";
+      for (const auto& k : found) {
+        if (!labels.empty()) labels += ", ";
+        labels += to_string(k, v->pits()) + " (state " + std::to_string(k.state) + ")";
+      }
       throw Failure{TableError::InvalidArgument, v->name() + " has " + std::to_string(found.size()) + " classes of " +
                                                      std::to_string(seeds) + " seeds; pass state= one of: " + labels};
     }
