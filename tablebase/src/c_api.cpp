@@ -300,6 +300,28 @@ constexpr bool kSse2 = true;
 #else
 constexpr bool kSse2 = false;
 #endif
+#if defined(__SSE2__)
+// A board of 12 pits by three vectors of four: the OR of the counts (a count outside
+// 0..255 sets a bit above them), their sum, and bit j set where pit j is empty.
+struct Board12 {
+  unsigned all;
+  int seeds;
+  unsigned empty;
+};
+[[gnu::always_inline]] inline Board12 board_12(const int* pits) {
+  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits));
+  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits + 4));
+  const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits + 8));
+  __m128i o = _mm_or_si128(_mm_or_si128(a, b), c), t = _mm_add_epi32(_mm_add_epi32(a, b), c);
+  o = _mm_or_si128(o, _mm_srli_si128(o, 8));
+  t = _mm_add_epi32(t, _mm_srli_si128(t, 8));
+  const __m128i zero = _mm_setzero_si128();
+  const __m128i ab = _mm_packs_epi32(_mm_cmpeq_epi32(a, zero), _mm_cmpeq_epi32(b, zero));
+  return {static_cast<unsigned>(_mm_cvtsi128_si32(_mm_or_si128(o, _mm_srli_si128(o, 4)))),
+          _mm_cvtsi128_si32(_mm_add_epi32(t, _mm_srli_si128(t, 4))),
+          static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(ab, _mm_packs_epi32(_mm_cmpeq_epi32(c, zero), zero))))};
+}
+#endif
 template <int kP>
 bool short_value_of(mtb_tables* tb, std::size_t k, const int* pits, int side, int* value, int* plies) {
   const int P = kP ? kP : tb->pits[k];
@@ -311,17 +333,10 @@ bool short_value_of(mtb_tables* tb, std::size_t k, const int* pits, int side, in
   constexpr bool vector = kP == 12 && kSse2;
   if constexpr (vector) {  // three vectors of four pits: sum, bits and the empty ones
 #if defined(__SSE2__)
-    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits));
-    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits + 4));
-    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits + 8));
-    __m128i o = _mm_or_si128(_mm_or_si128(a, b), c), t = _mm_add_epi32(_mm_add_epi32(a, b), c);
-    o = _mm_or_si128(o, _mm_srli_si128(o, 8));
-    t = _mm_add_epi32(t, _mm_srli_si128(t, 8));
-    all = static_cast<unsigned>(_mm_cvtsi128_si32(_mm_or_si128(o, _mm_srli_si128(o, 4))));
-    seeds = _mm_cvtsi128_si32(_mm_add_epi32(t, _mm_srli_si128(t, 4)));
-    const __m128i zero = _mm_setzero_si128();
-    const __m128i ab = _mm_packs_epi32(_mm_cmpeq_epi32(a, zero), _mm_cmpeq_epi32(b, zero));
-    empty = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(ab, _mm_packs_epi32(_mm_cmpeq_epi32(c, zero), zero))));
+    const Board12 x = board_12(pits);
+    all = x.all;
+    seeds = x.seeds;
+    empty = x.empty;
     found = true;
     if (side) {  // North's pit j is South's pit j + r: bit j + r moves to bit j
       const int r = tb->north_turn[k];
@@ -640,8 +655,8 @@ namespace {
 // mtb_value_pits' shortest way: a board of 12 pits whose class is loaded with one byte a
 // value (LoadedPlain::flat), South's pits or North's (kNorth: the board turned by half,
 // North's pit j is pits[(j + 6) % 12]). The sum, the range check and the empty pits by
-// three vectors of four pits, then one load a pit: about 100 instructions a call, where
-// short_value takes about 180, so that more calls fit in the processor's window and
+// board_12, then one load a pit: about 140 instructions a call, where short_value
+// takes about 180, so that more calls fit in the processor's window and
 // their reads from memory overlap (results/probe.md, session 36). False where it does
 // not answer (short_value then answers, or says why): the same rank, the same value.
 extern "C++" {  // (a template, inside extern "C")
@@ -649,20 +664,12 @@ template <bool kNorth>
 [[gnu::always_inline]] inline bool value_of_12(const mancala::Tablebase::LoadedPlain& lp, const int* pits,
                                                mancala::GameKind kind, int* value, int* plies) {
   using LP = mancala::Tablebase::LoadedPlain;
-  const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits));
-  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits + 4));
-  const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits + 8));
-  __m128i o = _mm_or_si128(_mm_or_si128(a, b), c), t = _mm_add_epi32(_mm_add_epi32(a, b), c);
-  o = _mm_or_si128(o, _mm_srli_si128(o, 8));
-  t = _mm_add_epi32(t, _mm_srli_si128(t, 8));
-  const auto all = static_cast<unsigned>(_mm_cvtsi128_si32(_mm_or_si128(o, _mm_srli_si128(o, 4))));
-  const int seeds = _mm_cvtsi128_si32(_mm_add_epi32(t, _mm_srli_si128(t, 4)));
-  if (all > 255 || static_cast<unsigned>(seeds) >= lp.count) return false;  // (all <= 255: no pit below 0)
+  const Board12 x = board_12(pits);
+  const int seeds = x.seeds;
+  if (x.all > 255 || static_cast<unsigned>(seeds) >= lp.count) return false;  // (all <= 255: no pit below 0)
   const LP::Class& cl = lp.classes[static_cast<std::size_t>(seeds)];
   if (!cl.values || cl.width != 1) return false;
-  const __m128i zero = _mm_setzero_si128();
-  const __m128i ab = _mm_packs_epi32(_mm_cmpeq_epi32(a, zero), _mm_cmpeq_epi32(b, zero));
-  auto empty = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(ab, _mm_packs_epi32(_mm_cmpeq_epi32(c, zero), zero))));
+  unsigned empty = x.empty;
   if constexpr (kNorth) empty = ((empty >> 6) | (empty << 6)) & 0xFFFu;
   const unsigned f = empty & lp.filter_bits;
   if (f == 0 && lp.filter_active) return false;  // left out by the filter (DistributionIndex::rank_if_allowed_by)
