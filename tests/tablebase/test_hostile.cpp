@@ -12,6 +12,7 @@
 #include <functional>
 #include <limits>
 #include <numeric>
+#include <thread>
 #include <tuple>
 
 #include <sys/stat.h>
@@ -728,6 +729,46 @@ TEST(Hostile, ValueWordsLeaveEveryVariantSlot) {
   }
   std::sort(ids.begin(), ids.end());
   EXPECT_EQ(std::unique(ids.begin(), ids.end()), ids.end());  // as many numbers as variants
+  mtb_close(h);
+}
+
+// mtb_value from several threads at once on a fresh handle, texts of several variants
+// (words kept while the others read them): every answer what one thread answered.
+TEST(Hostile, ValueWordsFromManyThreads) {
+  TempDir d;
+  gen("oware", 5, d.path);
+  const VariantPtr v = variant("oware");
+  std::vector<std::string> texts;
+  for (int n = 0; n <= 5; ++n) {
+    const ClassIndex idx(*v, ClassKey{0, n});
+    for (Index r = 0; r < idx.size(); r += 3) {
+      texts.push_back(format_position(*v, idx.unrank(r), Side::South));
+      texts.push_back(format_position(*v, v->rotate(idx.unrank(r)), Side::North));
+    }
+  }
+  for (int m = 1; m <= 6; ++m) texts.push_back("kalah:" + std::to_string(m) + " 1/1 S");  // no tables
+  texts.push_back("awari 1,0,0,0,0,0/0,0,0,0,0,1 S");  // another word for Oware
+  auto answers = [&](mtb_tables* h, std::size_t from) {
+    std::vector<std::pair<int, int>> out(texts.size());
+    for (std::size_t k = 0; k < texts.size(); ++k) {
+      const std::size_t i = (from + k) % texts.size();
+      int value = 0;
+      out[i] = {static_cast<int>(mtb_value(h, texts[i].c_str(), &value, nullptr)), value};
+    }
+    return out;
+  };
+  mtb_tables* one = nullptr;
+  ASSERT_EQ(mtb_open(d.path.c_str(), &one), MTB_OK);
+  const auto want = answers(one, 0);
+  mtb_close(one);
+  mtb_tables* h = nullptr;
+  ASSERT_EQ(mtb_open(d.path.c_str(), &h), MTB_OK);
+  std::vector<std::vector<std::pair<int, int>>> got(4);
+  std::vector<std::thread> threads;
+  for (std::size_t t = 0; t < got.size(); ++t)
+    threads.emplace_back([&, t] { got[t] = answers(h, t * texts.size() / got.size()); });
+  for (auto& t : threads) t.join();
+  for (const auto& g : got) EXPECT_EQ(g, want);
   mtb_close(h);
 }
 
