@@ -229,7 +229,9 @@ Result<ClusterReport> generate_distributed(const mpi::communicator& comm, const 
   DistributedOptions sopt = opt.solve;
   const int total = static_cast<int>(keys.size());
   auto tag = [&](int number, const ClassKey& key) {
-    return "[" + std::to_string(number) + "/" + std::to_string(total) + "] class " + to_string(key, v.pits());
+    std::string t = "[";  // (appended: GCC 12 took "[" + a temporary for an overlapping memcpy)
+    t += std::to_string(number) + "/" + std::to_string(total) + "] class " + to_string(key, v.pits());
+    return t;
   };
 
   // Sharded: the manifest's checksums of a class, taken by rank 0 while it writes

@@ -186,7 +186,9 @@ ClassCheckpoint::ClassCheckpoint(const boost::mpi::communicator& comm, fs::path 
       resume_(resume), wait_(std::move(wait)), last_(std::chrono::steady_clock::now()) {}
 
 fs::path ClassCheckpoint::file(int number) const {
-  return dir_ / (kCheckpointPrefix + table_file_ + (number < 0 ? ".meta" : "." + std::to_string(number % 2)));
+  std::string name = kCheckpointPrefix + table_file_;  // (appended: GCC 12 took "." + a temporary for an overlapping memcpy)
+  name += number < 0 ? ".meta" : number % 2 ? ".1" : ".0";
+  return dir_ / name;
 }
 
 int ClassCheckpoint::resume(const char* method, std::span<std::uint8_t> codes, std::size_t code_bytes) {
