@@ -82,9 +82,10 @@ int short_number(std::string_view s, std::size_t& i) {
   return i == from ? -1 : n;
 }
 
-// The common case in one pass (parse_plain_board, notation.h); parse_general reads the
-// same text the same way.
-bool parse_plain(const Variant& v, std::string_view rest, Position& absolute, Side& side) {
+}  // namespace
+
+// The common case in one pass (notation.h); parse_general reads the same text the same way.
+bool parse_plain_board(const Variant& v, std::string_view rest, Position& absolute, Side& side) {
   const std::size_t n = rest.size();
   std::size_t i = 0;
   while (i < n && blank(rest[i])) ++i;
@@ -107,6 +108,8 @@ bool parse_plain(const Variant& v, std::string_view rest, Position& absolute, Si
   absolute = a;
   return true;
 }
+
+namespace {
 
 // PITS SIDE [FLAGS] of variant v, any form, into absolute and side, or the error that
 // names what is wrong.
@@ -185,7 +188,7 @@ Result<void> parse_general(ThreadParse& t, const Variant& v, std::string_view re
 // Parses PITS SIDE [FLAGS] of variant v into position (normalised) and side.
 Result<void> parse_rest(ThreadParse& t, const Variant& v, std::string_view rest, Position& position, Side& side) {
   Position absolute;
-  if (!parse_plain(v, rest, absolute, side))
+  if (!parse_plain_board(v, rest, absolute, side))
     if (auto r = parse_general(t, v, rest, absolute, side); !r) return r;
   if (std::string err = v.check(absolute); !err.empty()) return fail_with(Error::BadPosition, v.name() + ": " + err);
   position = side == Side::South ? absolute : v.rotate(absolute);
@@ -218,10 +221,6 @@ Result<PositionRef> parse_position_ref(std::string_view text) {
   if (!v) return std::unexpected(v.error());
   out.variant = (*v)->get();
   return out;
-}
-
-bool parse_plain_board(const Variant& v, std::string_view rest, Position& absolute, Side& side) {
-  return parse_plain(v, rest, absolute, side);
 }
 
 Result<ParsedPosition> parse_position(const VariantPtr& v, std::string_view rest) {

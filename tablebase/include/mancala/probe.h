@@ -274,8 +274,10 @@ class Tablebase {
     // not fit in a row (more than 31: the short way answers then).
     static constexpr std::size_t kFlatStride = 32;
     std::vector<Index> flat;
-    unsigned filter_bits = 0;    // rank->filter_bits()
-    bool filter_active = false;  // rank->filter().active()
+    // rank->filter_bits() and rank->filter().active(), copied beside flat: the shortest
+    // way reads them without going through `rank`.
+    unsigned filter_bits = 0;
+    bool filter_active = false;
   };
   struct VariantTables {
     std::map<ClassKey, Slot> slots[2];  // by TableContent
