@@ -23,47 +23,45 @@ DistributionIndex::DistributionIndex(int pits, int max_seeds, IndexFilter filter
         for (int x = 0; x <= m; ++x) total += C(j + 1, m - x, next_z(j, x, z));
         C(j, m, z) = total;
       }
-  if (filter.active()) {  // the three tables of the telescoped U(x) - F(x) (index.h)
+  // The rows at a fixed stride (index.h): P + 1 blocks with a filter, one without.
+  stride_ = static_cast<std::size_t>(max_seeds) < kFlatStride ? kFlatStride : M;
+  filtered_ = filter.active();
+  const std::size_t P = static_cast<std::size_t>(pits), blocks = filter.active() ? P + 1 : 1;
+  rows_.assign(blocks * P * stride_, 0);
+  if (filter.active()) {  // the three states' rows of the telescoped U(x) - F(x) (index.h)
     auto B = [&](int j, int m) -> Index { return m < 0 || j < 0 ? 0 : C(j, m, 1); };  // z = 1: no constraint left
     const int a = std::min(filter.zero_from, pits), b = std::min(filter.zero_to, pits), e = std::min(b, pits - 1);
     auto d = [&](int j) { return std::max(0, b - std::max(a, j + 1)); };  // c_j
-    in_filter_.assign(static_cast<std::size_t>(pits), 0);
-    for (int j = a; j < e; ++j) in_filter_[static_cast<std::size_t>(j)] = 1;
-    telescoped_.assign(3 * static_cast<std::size_t>(pits) * M, 0);
+    auto in_filter = [&](int j) { return j >= a && j < e; };               // j in [a, b), below the last pit
+    std::vector<Index> state(3 * P * M, 0);  // state s's row of pit j at (s * P + j) * M
     for (int j = 0; j < pits; ++j)
       for (int m = 0; m <= max_seeds; ++m) {
         // U: B(j, m_j), the head of U_j, less B(j-1, m_j), the tail of U_{j-1}.
         const Index u = (j <= pits - 2 ? B(j, m) : 0) - (j >= 1 ? B(j - 1, m) : 0);
         // F_j's head (with its v = 0 term in the filtered pits) and F_{j-1}'s tail.
-        const Index head = j <= pits - 2 ? B(j, m - d(j)) - (in_filter_[static_cast<std::size_t>(j)] ? B(j + 1, m - d(j)) : 0) : 0;
+        const Index head = j <= pits - 2 ? B(j, m - d(j)) - (in_filter(j) ? B(j + 1, m - d(j)) : 0) : 0;
         const Index tail = j >= 1 ? B(j - 1, m - d(j - 1)) : 0;
-        auto at = [&](std::size_t state) -> Index& {
-          return telescoped_[(state * static_cast<std::size_t>(pits) + static_cast<std::size_t>(j)) * M + static_cast<std::size_t>(m)];
-        };
+        auto at = [&](std::size_t s) -> Index& { return state[(s * P + static_cast<std::size_t>(j)) * M + static_cast<std::size_t>(m)]; };
         at(0) = u - head + tail;
         // Pit j-1 was the first empty filtered pit: F_{j-1} = 0, so its tail cancels its
         // head and the v = 0 term the head held, B(j, m_j - c_{j-1}) (m_j = m_{j-1}), is taken back.
         at(1) = u + tail - (j >= 1 ? B(j, m - d(j - 1)) : 0);
         at(2) = u;
       }
+    // Block z: pit j in state 0 up to z, 1 at z + 1, 2 after.
+    for (int z = 0; z <= pits; ++z)
+      for (int j = 0; j < pits; ++j) {
+        const std::size_t s = j <= z ? 0 : j == z + 1 ? 1 : 2;
+        std::copy_n(state.begin() + static_cast<std::ptrdiff_t>((s * P + static_cast<std::size_t>(j)) * M), M,
+                    rows_.begin() + (row(z, j) - rows_.data()));
+      }
+    for (int j = std::max(filter.zero_from, 0); j < std::min(filter.zero_to, pits) && j < 32; ++j) filter_bits_ |= 1u << j;
   } else {  // E(j, s) = [j < P-1] B(j, s) - [j > 0] B(j-1, s), B(j, s) = C(j, s, 0)
-    steps_.assign(static_cast<std::size_t>(pits) * M, 0);
     for (int j = 0; j < pits; ++j)
       for (int m = 0; m <= max_seeds; ++m)
-        steps_[static_cast<std::size_t>(j) * M + static_cast<std::size_t>(m)] =
+        rows_[static_cast<std::size_t>(j) * stride_ + static_cast<std::size_t>(m)] =
             (j < pits - 1 ? C(j, m, 0) : 0) - (j > 0 ? C(j - 1, m, 0) : 0);
   }
-  // rows(z): pit j's row in the table of its state (rank_filtered's states: 0 up to z,
-  // 1 at z + 1, 2 after), or E(j, .) without a filter.
-  rows_.resize(static_cast<std::size_t>(pits + 1) * static_cast<std::size_t>(pits));
-  for (int j = std::max(filter.zero_from, 0); j < std::min(filter.zero_to, pits) && j < 32; ++j) filter_bits_ |= 1u << j;
-  for (int z = 0; z <= pits; ++z)
-    for (int j = 0; j < pits; ++j) {
-      const std::size_t state = j <= z ? 0 : j == z + 1 ? 1 : 2;
-      rows_[static_cast<std::size_t>(z * pits + j)] =
-          filter.active() ? telescoped_.data() + (state * static_cast<std::size_t>(pits) + static_cast<std::size_t>(j)) * M
-                          : steps_.data() + static_cast<std::size_t>(j) * M;
-    }
 }
 
 Index DistributionIndex::rank_filtered(const Seeds* x, int n, bool check) const {
@@ -71,19 +69,12 @@ Index DistributionIndex::rank_filtered(const Seeds* x, int n, bool check) const 
   // state (0: every filtered pit before it non-empty, 1: the pit before it was the
   // first empty one, 2: later). The first empty filtered pit z is found first (a
   // backward scan without branches), so that every pit's row is known at once
-  // (rows(z)): carried from pit to pit, the state had made each look-up wait for the
+  // (row(z, .)): carried from pit to pit, the state had made each look-up wait for the
   // one before.
   int z = pits_;
   for (int j = std::min(filter_.zero_to, pits_) - 1; j >= filter_.zero_from; --j) z = x[j] == 0 ? j : z;
   if (check && z == pits_) return kLeftOut;  // no filtered pit empty: not allowed()
-  const Index* const* row = rows(z);
-  Index r = 0;
-  int m = n;
-  for (int j = 0; j < pits_; ++j) {
-    r += row[j][m];
-    m -= x[j];
-  }
-  return r;
+  return sum_rows<0, 0>(row(z, 0), [x](int j) { return static_cast<int>(x[j]); }, n);
 }
 
 void DistributionIndex::unrank(Index r, int n, Seeds* x) const {

@@ -653,9 +653,10 @@ namespace {
 
 #if defined(__SSE2__)
 // mtb_value_pits' shortest way: a board of 12 pits whose class is loaded with one byte a
-// value (LoadedPlain::flat), South's pits or North's (kNorth: the board turned by half,
+// value, South's pits or North's (kNorth: the board turned by half,
 // North's pit j is pits[(j + 6) % 12]). The sum, the range check and the empty pits by
-// board_12, then one load a pit: about 140 instructions a call, where short_value
+// board_12, then the rank's rows at a fixed stride (DistributionIndex::rank_if_allowed_by<12>:
+// one load a pit): about 140 instructions a call, where short_value
 // takes about 180, so that more calls fit in the processor's window and
 // their reads from memory overlap (results/probe.md, session 36). False where it does
 // not answer (short_value then answers, or says why): the same rank, the same value.
@@ -671,17 +672,8 @@ template <bool kNorth>
   if (!cl.values || cl.width != 1) return false;
   unsigned empty = x.empty;
   if constexpr (kNorth) empty = ((empty >> 6) | (empty << 6)) & 0xFFFu;
-  const unsigned f = empty & lp.filter_bits;
-  if (f == 0 && lp.filter_active) return false;  // left out by the filter (DistributionIndex::rank_if_allowed_by)
-  const mancala::Index* row = lp.flat.data() + static_cast<std::size_t>(f ? std::countr_zero(f) : 12) * 12 * LP::kFlatStride;
-  asm("" : "+r"(row));  // one register: each pit's entry one load at [row + m * 8 + constant]
-  mancala::Index r = 0;
-  std::ptrdiff_t m = seeds;
-#pragma GCC unroll 12
-  for (std::size_t j = 0; j < 12; ++j) {
-    r += row[j * LP::kFlatStride + static_cast<std::size_t>(m)];
-    m -= pits[kNorth ? (j + 6) % 12 : j];
-  }
+  auto pit = [pits](int j) { return pits[kNorth ? (j + 6) % 12 : j]; };
+  const mancala::Index r = lp.rank->rank_if_allowed_by<12>(pit, seeds, empty);  // kLeftOut: past positions
   if (r >= cl.positions) return false;
   const auto v = static_cast<mancala::Value>(static_cast<std::int8_t>(cl.values[r]));
   *value = c_value(kind, v);
@@ -700,7 +692,7 @@ mtb_error mtb_value_pits(mtb_tables* tb, int variant, const int* pits, const int
     const auto k = static_cast<std::size_t>(variant);
     const auto* files = tb->files[k];
     const mancala::Tablebase::LoadedPlain* lp = files ? files->loaded_plain.load(std::memory_order_acquire) : nullptr;
-    if (lp && !lp->flat.empty() && tb->pits[k] == 12) {
+    if (lp && lp->rank->unrolls(12)) {
       const mancala::GameKind kind = tb->kinds[k];
       if (side == 0 ? value_of_12<false>(*lp, pits, kind, value, plies)
                     : side == 1 && tb->north_turn[k] == 6 && value_of_12<true>(*lp, pits, kind, value, plies))

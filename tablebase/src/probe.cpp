@@ -344,16 +344,6 @@ void Tablebase::publish_loaded_plain(const VariantTables& vt) const {
   if (most < 0) return;
   lp->count = static_cast<unsigned>(lp->classes.size());
   lp->rank = distribution_index(first->pits(), first->filter(), std::max(most, 1));
-  const DistributionIndex& d = *lp->rank;
-  lp->filter_bits = d.filter_bits();
-  lp->filter_active = d.filter().active();
-  if (constexpr int P = 12; d.pits() == P && static_cast<std::size_t>(d.max_seeds()) < LoadedPlain::kFlatStride) {
-    constexpr std::size_t S = LoadedPlain::kFlatStride;
-    lp->flat.assign((P + 1) * P * S, 0);
-    for (int z = 0; z <= P; ++z)
-      for (int j = 0; j < P; ++j)
-        std::copy_n(d.rows(z)[j], d.max_seeds() + 1, lp->flat.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(z * P + j) * S));
-  }
   std::lock_guard lock(mu_);
   if (const LoadedPlain* old = vt.loaded_plain.load(std::memory_order_acquire);
       old && old->classes.size() == lp->classes.size() &&

@@ -64,7 +64,7 @@ void check_exhaustively(const DistributionIndex& idx, int n) {
     unsigned empty = 0;
     for (std::size_t j = 0; j < x.size(); ++j) empty |= static_cast<unsigned>(x[j] == 0) << j;
     auto pit = [&x](int j) { return static_cast<int>(x[static_cast<std::size_t>(j)]); };
-    const Index by = idx.pits() == 12 ? idx.rank_if_allowed_by<12>(pit, n, empty) : idx.rank_if_allowed_by(pit, n, empty);
+    const Index by = idx.unrolls(12) ? idx.rank_if_allowed_by<12>(pit, n, empty) : idx.rank_if_allowed_by(pit, n, empty);
     ASSERT_EQ(by, idx.allowed(x.data()) ? idx.rank(x.data(), n) : DistributionIndex::kLeftOut);
     if (!idx.allowed(x.data())) return;
     const Index r = idx.rank(x.data(), n);

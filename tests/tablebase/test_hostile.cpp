@@ -620,7 +620,7 @@ TEST(Hostile, ValuePitsShortWayAgreesInEveryGame) {
 }
 
 // mtb_value_pits' shortest way (a board of 12 pits of a loaded class, ranked through
-// LoadedPlain::flat) and mtb_value's (a plain text read as a board of numbers): every
+// the rank's rows at a fixed stride) and mtb_value's (a plain text read as a board of numbers): every
 // Oware position up to 7 seeds, from either side, answers by numbers and by text what
 // the same calls answered before the tables were loaded (read in place), and the two
 // agree. The texts go through a handle of their own too, whose variant no mtb_variant

@@ -56,6 +56,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -87,46 +88,51 @@ class DistributionIndex {
   // rank(x, n) where allowed(x), else kLeftOut: the check and the rank in one pass.
   static constexpr Index kLeftOut = ~Index{0};
   Index rank_if_allowed(const Seeds* x, int n) const {
-    return steps_.empty() ? rank_filtered(x, n, true) : rank(x, n);
+    return filter_.active() ? rank_filtered(x, n, true) : rank(x, n);
   }
 
   // rank_if_allowed of the distribution pit(0), .., pit(P-1) (ints summing to n) whose
   // empty pits are the bits of `empty` (bit j: pit(j) == 0), read pit by pit where the
   // caller holds them, with no copy (the C API's mtb_value_pits: an engine's ints, in
-  // South's order or North's, its empty pits found by a vector compare): the look-ups
-  // of rank_filtered (or rank), each pit's row found by z, the first empty filtered
-  // pit, in rows(z). kP: P when compiled (the loop unrolled), or 0.
+  // South's order or North's, its empty pits found by a vector compare; a probe's
+  // children): the look-ups of rank_filtered (or rank), each pit's row found by z, the
+  // first empty filtered pit, in the rows' block z. kP: P when compiled (the loop
+  // unrolled; with the rows at kFlatStride, one load a pit at a constant offset from
+  // the block), or 0. Precondition for kP != 0: unrolls(kP), checked by the caller where
+  // it picks its way (once a class, or before its hot path's frame).
   template <int kP = 0, class Pit>
   Index rank_if_allowed_by(Pit&& pit, int n, unsigned empty) const {
-    const int P = kP ? kP : pits_;
+    assert(kP == 0 || unrolls(kP));
     const unsigned f = empty & filter_bits_;
-    if (f == 0 && filter_.active()) return kLeftOut;  // no filtered pit empty: not allowed()
-    const Index* const* row = rows(f ? std::countr_zero(f) : P);
-    Index r = 0;
-    int m = n;
-#pragma GCC unroll 16
-    for (int j = 0; j < P; ++j) {
-      r += row[j][m];
-      m -= pit(j);
-    }
-    return r;
+    if (f == 0 && filtered_) return kLeftOut;  // no filtered pit empty: not allowed()
+    // z: the first empty filtered pit; f == 0 only without a filter, whose one block is 0.
+    const std::size_t z = f ? static_cast<std::size_t>(std::countr_zero(f)) : 0;
+    if constexpr (kP != 0) return sum_rows<kP, kFlatStride>(rows_.data() + z * (kP * kFlatStride), pit, n);
+    return sum_rows<0, 0>(row(static_cast<int>(z), 0), pit, n);
   }
   // Bit j set for the pits j of the filter below P (none without one).
   unsigned filter_bits() const { return filter_bits_; }
   // Pit j's row of the tables for a distribution whose first empty filtered pit is z
-  // (z = P: none, or no filter): rows(z)[j][m] is E(j, m) (no filter; steps()), else the
-  // telescoped entry of pit j with m seeds left in the state that z gives it.
-  const Index* const* rows(int z) const { return rows_.data() + static_cast<std::size_t>(z) * static_cast<std::size_t>(pits_); }
-  // Not copied: rows() points into the tables (moved, their storage stays).
-  DistributionIndex(const DistributionIndex&) = delete;
-  DistributionIndex& operator=(const DistributionIndex&) = delete;
+  // (z = P: none; without a filter, z = 0, the one block): row(z, j)[m] is E(j, m) (no
+  // filter; steps()), else the telescoped entry of pit j with m seeds left in the state
+  // that z gives it. The rows lie at a fixed stride (stride()), block after block:
+  // row(z, j) = rows + (z * P + j) * stride.
+  const Index* row(int z, int j) const {
+    return rows_.data() + (static_cast<std::size_t>(z) * static_cast<std::size_t>(pits_) + static_cast<std::size_t>(j)) * stride_;
+  }
+  // The rows' stride: kFlatStride where max_seeds() fits in it (the 12-pit ranks
+  // unrolled with constant offsets), else max_seeds() + 1.
+  static constexpr std::size_t kFlatStride = 32;
+  std::size_t stride() const { return stride_; }
+  // rank_if_allowed_by<P> may be used: P pits at the stride kFlatStride.
+  bool unrolls(int P) const { return pits_ == P && stride_ == kFlatStride; }
 
   // Without a filter, the rank telescoped into one look-up per pit (below): row j of
-  // E(j, s), s in [0, max_seeds], at steps() + j * (max_seeds() + 1); null with a
-  // filter. Every unfiltered index over the same number of pits has the same E(j, s)
-  // for the seeds it covers (class_solver.h's compact kernel ranks the children in
-  // the lower classes with the table of the class being solved).
-  const Index* steps() const { return steps_.empty() ? nullptr : steps_.data(); }
+  // E(j, s), s in [0, max_seeds], at steps() + j * stride(); null with a filter. Every
+  // unfiltered index over the same number of pits has the same E(j, s) for the seeds it
+  // covers (class_solver.h's compact kernel ranks the children in the lower classes with
+  // the table of the class being solved).
+  const Index* steps() const { return filter_.active() ? nullptr : rows_.data(); }
 
  private:
   Index c(int j, int m, int z) const { return counts_[((static_cast<std::size_t>(j) * (max_seeds_ + 1)) + static_cast<std::size_t>(m)) * 2 + static_cast<std::size_t>(z)]; }
@@ -134,26 +140,50 @@ class DistributionIndex {
   Index rank_filtered(const Seeds* x, int n, bool check = false) const;
   int next_z(int j, int x, int z) const { return z | ((x == 0 && j >= filter_.zero_from && j < filter_.zero_to) ? 1 : 0); }
 
-  int pits_, max_seeds_;
-  IndexFilter filter_;
-  // Without a filter, T[j][m][v] = B(j, m) - B(j, m - v) with B(j, m) = C(j, m, 0) =
-  // binom(m+P-1-j, P-1-j) (the hockey-stick identity), so with s_j = x_j + ... +
+  // The rows of every pit, block after block (row()): a block's pit j at row(z, j),
+  // m seeds left at row(z, j)[m]: the sum over the pits of row(z, j)[m_j], m_j the
+  // seeds left before pit j (row() is read with a constant stride: the loop of
+  // sum_rows() unrolled for 12 pits is 12 loads at constant offsets from the block).
+  // Without a filter, one block (z = 0) of E(j, s) = [j < P-1] B(j, s) - [j > 0]
+  // B(j-1, s) with B(j, s) = C(j, s, 0) = binom(s+P-1-j, P-1-j): the hockey-stick
+  // identity gives T[j][m][v] = B(j, m) - B(j, m - v), so with s_j = x_j + ... +
   // x_{P-1} the seeds in pits j.. (s_0 = n)
   //   rank(x) = sum_{j < P-1} B(j, s_j) - B(j, s_{j+1}),
   // which telescopes into one look-up per pit (modulo 2^64):
-  //   rank(x) = sum_{j < P} E(j, s_j),   E(j, s) = [j < P-1] B(j, s) - [j > 0] B(j-1, s).
+  //   rank(x) = sum_{j < P} E(j, s_j).
   // Worked example (P = 4, n = 3): B(0,s) = binom(s+3,3), B(1,s) = binom(s+2,2),
   // B(2,s) = s+1; x = (0,1,0,2), s = (3,3,2,2): E(0,3) + E(1,3) + E(2,2) + E(3,2) =
   // 20 + (10 - 20) + (3 - 6) + (0 - 3) = 4, the fifth distribution of 3 seeds over 4
   // pits in lexicographic order: (0,0,0,3) (0,0,1,2) (0,0,2,1) (0,0,3,0) (0,1,0,2).
-  // The table has P x (N+1) entries and stays in L1.
-  std::vector<Index> steps_;   // E(j, s) at j * (max_seeds + 1) + s (no filter only)
-  // With a filter: the telescoped U(x) - F(x) (see the top of this file), one table
-  // per state at (state * P + j) * (max_seeds + 1) + m; in_filter_[j] = j in [a, b).
-  std::vector<Index> telescoped_;
-  std::vector<std::uint8_t> in_filter_;
-  std::vector<const Index*> rows_;  // rows(z) for z = 0..P, P each
+  // With a filter, P + 1 blocks, z = 0..P: block z holds the telescoped U(x) - F(x) (see
+  // the top of this file) of the pit's state that z gives it (0 for j <= z, 1 at z + 1,
+  // 2 after), so that a distribution's rows are known once z is (one block).
+  // Size: P x stride entries a block, 3 KiB for 12 pits at a stride of 32; Oware's 13
+  // blocks 39 KiB. Example: Oware, z = 3, j = 5, m = 7: rows_[(3 * 12 + 5) * 32 + 7].
+  template <int kP, std::size_t kS, class Pit>
+  Index sum_rows(const Index* block, Pit&& pit, int n) const {
+    const int P = kP ? kP : pits_;
+    const std::size_t S = kS ? kS : stride_;
+#if defined(__GNUC__)
+    asm("" : "+r"(block));  // one register: each pit's entry one load at [block + m * 8 + constant]
+#endif
+    Index r = 0;
+    std::ptrdiff_t m = n;
+#pragma GCC unroll 16
+    for (int j = 0; j < P; ++j) {
+      r += block[static_cast<std::size_t>(j) * S + static_cast<std::size_t>(m)];
+      m -= pit(j);
+    }
+    return r;
+  }
+
+  int pits_, max_seeds_;
+  IndexFilter filter_;
+  // The fields of rank_if_allowed_by, together.
+  std::size_t stride_;
+  std::vector<Index> rows_;
   unsigned filter_bits_ = 0;
+  bool filtered_ = false;  // filter_.active()
   // C(j, m, z), j in [0, P]. T[j][m][v][z] is not kept (P x N^2 entries): unrank()
   // walks its blocks C(j+1, m-x, .), x = 0, 1, .. (at most x_j + 1 of them per pit).
   std::vector<Index> counts_;
@@ -224,7 +254,7 @@ class ClassIndex {
     if (plain_ && !subset_) {  // the pits' own rank (DistributionIndex::rank_if_allowed_by)
       const unsigned empty = empty_pits(p);
       auto pit = [&p](int j) { return static_cast<int>(p.pits[static_cast<std::size_t>(j)]); };
-      return pits_ == 12 ? dist_->rank_if_allowed_by<12>(pit, key_.seeds, empty) : dist_->rank_if_allowed_by(pit, key_.seeds, empty);
+      return dist_->unrolls(12) ? dist_->rank_if_allowed_by<12>(pit, key_.seeds, empty) : dist_->rank_if_allowed_by(pit, key_.seeds, empty);
     }
     return allowed(p) ? rank(p) : DistributionIndex::kLeftOut;
   }
@@ -354,18 +384,8 @@ class ClassIndex {
 };
 
 inline Index DistributionIndex::rank(const Seeds* x, int n) const {
-  Index r = 0;
-  if (!steps_.empty()) {
-    const Index* e = steps_.data();
-    const std::size_t M = static_cast<std::size_t>(max_seeds_) + 1;
-    int s = n;
-    for (int j = 0; j < pits_; ++j, e += M) {
-      r += e[s];
-      s -= x[j];
-    }
-    return r;
-  }
-  return rank_filtered(x, n);
+  if (filter_.active()) return rank_filtered(x, n);
+  return sum_rows<0, 0>(rows_.data(), [x](int j) { return static_cast<int>(x[j]); }, n);
 }
 
 // Shared rank tables (one per number of live pits, filter and seeds), built on first use.

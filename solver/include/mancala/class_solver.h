@@ -608,7 +608,7 @@ class ClassSolver {
       }
       pits_ = rules_.pits();
       steps_ = index_.distribution().steps();  // E(j, s) of index.h, for s <= n: every lower class's too
-      stride_ = static_cast<std::size_t>(index_.distribution().max_seeds()) + 1;
+      stride_ = index_.distribution().stride();
       return true;
     }
   }

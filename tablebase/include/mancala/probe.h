@@ -209,7 +209,8 @@ class Tablebase {
     if (!lp || static_cast<unsigned>(seeds) >= lp->count) return false;
     const LoadedPlain::Class& c = lp->classes[static_cast<std::size_t>(seeds)];
     if (!c.values) return false;
-    const Index i = lp->rank->template rank_if_allowed_by<kP>(pit, seeds, empty);
+    const Index i = kP && lp->rank->unrolls(kP) ? lp->rank->template rank_if_allowed_by<kP>(pit, seeds, empty)
+                                                : lp->rank->rank_if_allowed_by(pit, seeds, empty);
     if (i >= c.positions) return false;  // (kLeftOut too)
     out = TableFile::value_of_entry(c.width, TableFile::loaded_entry(c.values, c.width, i));
     return true;
@@ -265,19 +266,6 @@ class Tablebase {
     std::vector<Class> classes;
     unsigned count = 0;  // classes.size()
     std::shared_ptr<const DistributionIndex> rank;
-    // The rank's rows again for a board of 12 pits (mtb_value_pits' shortest way), at a
-    // fixed stride: rank->rows(z)[j][m] at flat[(z * 12 + j) * kFlatStride + m], so that
-    // pit j's row lies at a constant offset from its state's first row (one load a pit
-    // where rows() takes two, and no register holding a row's pointer); the 13 x 12 rows
-    // in 40 KiB. Example: z = 12 (no empty filtered pit), j = 3, m = 5 is
-    // flat[(144 + 3) * 32 + 5]. Empty where the rank is not of 12 pits or its seeds do
-    // not fit in a row (more than 31: the short way answers then).
-    static constexpr std::size_t kFlatStride = 32;
-    std::vector<Index> flat;
-    // rank->filter_bits() and rank->filter().active(), copied beside flat: the shortest
-    // way reads them without going through `rank`.
-    unsigned filter_bits = 0;
-    bool filter_active = false;
   };
   struct VariantTables {
     std::map<ClassKey, Slot> slots[2];  // by TableContent
