@@ -74,7 +74,7 @@ Index DistributionIndex::rank_filtered(const Seeds* x, int n, bool check) const 
   int z = pits_;
   for (int j = std::min(filter_.zero_to, pits_) - 1; j >= filter_.zero_from; --j) z = x[j] == 0 ? j : z;
   if (check && z == pits_) return kLeftOut;  // no filtered pit empty: not allowed()
-  return sum_rows<0, 0>(row(z, 0), [x](int j) { return static_cast<int>(x[j]); }, n);
+  return sum_block(static_cast<std::size_t>(z), [x](int j) { return static_cast<int>(x[j]); }, n);
 }
 
 void DistributionIndex::unrank(Index r, int n, Seeds* x) const {

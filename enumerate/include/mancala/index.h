@@ -169,12 +169,26 @@ class DistributionIndex {
 #endif
     Index r = 0;
     std::ptrdiff_t m = n;
+    if constexpr (kP != 0) {
 #pragma GCC unroll 16
-    for (int j = 0; j < P; ++j) {
-      r += block[static_cast<std::size_t>(j) * S + static_cast<std::size_t>(m)];
-      m -= pit(j);
+      for (int j = 0; j < P; ++j) {
+        r += block[static_cast<std::size_t>(j) * S + static_cast<std::size_t>(m)];
+        m -= pit(j);
+      }
+    } else {
+      for (int j = 0; j < P; ++j, block += S) {
+        r += block[m];
+        m -= pit(j);
+      }
     }
     return r;
+  }
+  // The sum of block z's rows (rank_filtered): unrolled where the pits are 12 at the
+  // stride kFlatStride (Oware's generator ranks its children so), else a loop.
+  template <class Pit>
+  Index sum_block(std::size_t z, Pit&& pit, int n) const {
+    if (unrolls(12)) return sum_rows<12, kFlatStride>(rows_.data() + z * (12 * kFlatStride), pit, n);
+    return sum_rows<0, 0>(row(static_cast<int>(z), 0), pit, n);
   }
 
   int pits_, max_seeds_;
