@@ -146,6 +146,31 @@ TEST(Index, OwareReachableCount) {
   for (int n = 0; n <= 8; ++n) check_exhaustively(d, n);
 }
 
+// The rows at the stride of 32 (unrolls(12): the 12-pit ways unrolled at constant
+// offsets) and at a stride of max_seeds + 1 (the loop) rank alike: Oware's filter and
+// none, up to 6 seeds, every distribution (allowed or not), by every way.
+TEST(Index, StridesRankAlike) {
+  for (const IndexFilter f : {IndexFilter{}, make_variant("oware").value()->index_filter(ClassKey{0, 0})}) {
+    const DistributionIndex narrow(12, 20, f), wide(12, 48, f);
+    ASSERT_TRUE(narrow.unrolls(12));
+    ASSERT_FALSE(wide.unrolls(12));
+    ASSERT_EQ(wide.stride(), 49u);
+    for (int n = 0; n <= 6; ++n)
+      for_each_distribution(12, n, [&](const std::vector<Seeds>& x) {
+        unsigned empty = 0;
+        for (std::size_t j = 0; j < x.size(); ++j) empty |= static_cast<unsigned>(x[j] == 0) << j;
+        auto pit = [&x](int j) { return static_cast<int>(x[static_cast<std::size_t>(j)]); };
+        const Index by = narrow.rank_if_allowed_by<12>(pit, n, empty);
+        ASSERT_EQ(by, wide.rank_if_allowed_by(pit, n, empty));
+        ASSERT_EQ(narrow.rank_if_allowed(x.data(), n), wide.rank_if_allowed(x.data(), n));
+        ASSERT_EQ(by, narrow.rank_if_allowed(x.data(), n));
+        if (by != DistributionIndex::kLeftOut) {
+          ASSERT_EQ(narrow.rank(x.data(), n), wide.rank(x.data(), n));
+        }
+      });
+  }
+}
+
 // The filtered rank is the unfiltered rank less the filtered-out distributions before
 // it (index.h): every filter [a, b) of up to 6 pits (up to 7 seeds) and of 8 to 16 pits
 // (up to 3 seeds; Oware has 12), including filters past the last pit.
