@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "mancala/index.h"
@@ -51,7 +52,7 @@ class KalahBoard {
  public:
   KalahBoard() = default;
   // Ranks for up to `max_seeds` seeds on the board.
-  KalahBoard(int m, bool empty_capture, int max_seeds) : m_(m), L_(2 * m + 1), empty_(empty_capture), kW(std::max(max_seeds, 0) + 1) {
+  KalahBoard(int m, bool empty_capture, int max_seeds) : m_(m), L_(2 * m + 1), empty_(empty_capture) {
     for (int i = 0; i < m; ++i) {
       lap_.b()[i] = 1;
       lap_.b()[16 + i] = 1;
@@ -68,16 +69,10 @@ class KalahBoard {
         s.last = (i + rest) % L_;
       }
     for (int s = 0; s < 256; ++s) laps_[s] = {static_cast<std::uint8_t>(s / L_), static_cast<std::uint8_t>(s % L_)};
-    // rank(x) = sum_{j < P-1} B(j, m_j) - B(j, m_j - x_j), B(j, r) = binom(r + P-1-j, P-1-j) (index.h)
-    const int P = 2 * m;
-    ways_.assign(static_cast<std::size_t>(P) * kW, 0);
-    for (int j = 0; j < P; ++j)
-      for (int r = 0; r < kW; ++r) {
-        const int top = r + P - 1 - j, k = P - 1 - j;
-        Index c = 1;
-        for (int t = 1; t <= k; ++t) c = c * static_cast<Index>(top - k + t) / static_cast<Index>(t);
-        ways_[static_cast<std::size_t>(j * kW + r)] = c;
-      }
+    // The table rank: the index's own (DistributionIndex, no filter), read from the
+    // halves where they lie.
+    rank_ = distribution_index(2 * m, IndexFilter{}, std::max(max_seeds, 1));
+    unrolled_ = rank_->unrolls(12);
   }
   int m() const { return m_; }
 
@@ -152,19 +147,14 @@ class KalahBoard {
   }
 
   // The rank of q among the distributions of `seeds` seeds over the 2m pits in the
-  // order of Position (ClassIndex of a plain class; checked by rank_matches).
+  // order of Position (ClassIndex of a plain class; checked by rank_matches): the
+  // index's rank of pit j = byte j of the mover's half, then byte 16 + j - m of the
+  // other's; unrolled for Kalah(6) where the seeds fit the index's fixed stride.
   Index rank(const KPos& q, int seeds) const {
     const std::uint8_t* a = q.b();
-    const Index* b = ways_.data();
-    Index r = 0;
-    int left = seeds;
-    const int P = 2 * m_;
-    for (int j = 0; j < P - 1; ++j, b += kW) {
-      const int x = a[j < m_ ? j : 16 + j - m_];
-      r += b[left] - b[left - x];
-      left -= x;
-    }
-    return r;
+    if (unrolled_) return rank_->rank_if_allowed_by<12>([a](int j) { return static_cast<int>(a[j < 6 ? j : 16 + j - 6]); }, seeds, 0);
+    const int m = m_;
+    return rank_->rank_if_allowed_by([a, m](int j) { return static_cast<int>(a[j < m ? j : 16 + j - m]); }, seeds, 0);
   }
 
  private:
@@ -174,14 +164,14 @@ class KalahBoard {
   };
   int m_ = 0, L_ = 1;
   bool empty_ = true;
-  int kW = 1;
   KPos lap_{};
   std::vector<Sow> sow_;
   struct Laps {
     std::uint8_t laps, rest;  // s / L, s % L
   };
   Laps laps_[256]{};  // by the seeds s of a pit
-  std::vector<Index> ways_;
+  std::shared_ptr<const DistributionIndex> rank_;  // up to max_seeds
+  bool unrolled_ = false;                          // rank_->unrolls(12): Kalah(6)
 };
 
 }  // namespace mancala::search_detail
