@@ -111,16 +111,6 @@ class DistributionIndex {
     if constexpr (kP != 0) return sum_rows<kP, kFlatStride>(rows_.data() + z * (kP * kFlatStride), pit, n);
     return sum_rows<0, 0>(row(static_cast<int>(z), 0), pit, n);
   }
-  // Bit j set for the pits j of the filter below P (none without one).
-  unsigned filter_bits() const { return filter_bits_; }
-  // Pit j's row of the tables for a distribution whose first empty filtered pit is z
-  // (z = P: none; without a filter, z = 0, the one block): row(z, j)[m] is E(j, m) (no
-  // filter; steps()), else the telescoped entry of pit j with m seeds left in the state
-  // that z gives it. The rows lie at a fixed stride (stride()), block after block:
-  // row(z, j) = rows + (z * P + j) * stride.
-  const Index* row(int z, int j) const {
-    return rows_.data() + (static_cast<std::size_t>(z) * static_cast<std::size_t>(pits_) + static_cast<std::size_t>(j)) * stride_;
-  }
   // The rows' stride: kFlatStride where max_seeds() fits in it (the 12-pit ranks
   // unrolled with constant offsets), else max_seeds() + 1.
   static constexpr std::size_t kFlatStride = 32;
@@ -136,6 +126,14 @@ class DistributionIndex {
   const Index* steps() const { return filter_.active() ? nullptr : rows_.data(); }
 
  private:
+  // Pit j's row of the tables for a distribution whose first empty filtered pit is z
+  // (z = P: none; without a filter, z = 0, the one block): row(z, j)[m] is E(j, m) (no
+  // filter; steps()), else the telescoped entry of pit j with m seeds left in the state
+  // that z gives it. The rows lie at a fixed stride (stride()), block after block:
+  // row(z, j) = rows + (z * P + j) * stride.
+  const Index* row(int z, int j) const {
+    return rows_.data() + (static_cast<std::size_t>(z) * static_cast<std::size_t>(pits_) + static_cast<std::size_t>(j)) * stride_;
+  }
   Index c(int j, int m, int z) const { return counts_[((static_cast<std::size_t>(j) * (max_seeds_ + 1)) + static_cast<std::size_t>(m)) * 2 + static_cast<std::size_t>(z)]; }
   // With a filter; `check`: kLeftOut where the filter leaves x out.
   Index rank_filtered(const Seeds* x, int n, bool check = false) const;
@@ -197,7 +195,7 @@ class DistributionIndex {
   // The fields of rank_if_allowed_by, together.
   std::size_t stride_;
   std::vector<Index> rows_;
-  unsigned filter_bits_ = 0;
+  unsigned filter_bits_ = 0;  // bit j set for the pits j of the filter below P (none without one)
   bool filtered_ = false;  // filter_.active()
   // C(j, m, z), j in [0, P]. T[j][m][v][z] is not kept (P x N^2 entries): unrank()
   // walks its blocks C(j+1, m-x, .), x = 0, 1, .. (at most x_j + 1 of them per pit).
