@@ -355,8 +355,8 @@ bool short_value_of(mtb_tables* tb, std::size_t k, const int* pits, int side, in
   if (all > 255) return false;
   const auto* files = tb->files[k];
   mancala::Value r = 0;
-  if (!(side ? tb->tb->loaded_plain_value<kP>(files, [pits, from](int j) { return pits[from[j]]; }, empty, seeds, r)
-             : tb->tb->loaded_plain_value<kP>(files, [pits](int j) { return pits[j]; }, empty, seeds, r))) {
+  if (!(side ? mancala::Tablebase::loaded_plain_value<kP>(files, [pits, from](int j) { return pits[from[j]]; }, empty, seeds, r)
+             : mancala::Tablebase::loaded_plain_value<kP>(files, [pits](int j) { return pits[j]; }, empty, seeds, r))) {
     mancala::Seeds x[mancala::kMaxPits];
     for (int i = 0; i < P; ++i) x[i] = static_cast<mancala::Seeds>(pits[side ? from[i] : i]);
     if (!tb->tb->plain_value(files, x, seeds, r)) return false;
@@ -652,11 +652,11 @@ namespace {
 }
 
 #if defined(__SSE2__)
-// mtb_value_pits' shortest way: a board of 12 pits whose class is loaded with one byte a
-// value, South's pits or North's (kNorth: the board turned by half,
-// North's pit j is pits[(j + 6) % 12]). The sum, the range check and the empty pits by
-// board_12, then the rank's rows at a fixed stride (DistributionIndex::rank_if_allowed_by<12>:
-// one load a pit): about 140 instructions a call, where short_value
+// mtb_value_pits' shortest way: a board of 12 pits whose class is loaded, South's pits
+// or North's (kNorth: the board turned by half, North's pit j is pits[(j + 6) % 12]).
+// The sum, the range check and the empty pits by board_12, then the loaded value
+// (LoadedPlain::value<12>, the read every loaded way shares: the rank's rows at a
+// fixed stride, one load a pit): about 140 instructions a call, where short_value
 // takes about 180, so that more calls fit in the processor's window and
 // their reads from memory overlap (results/probe.md, session 36). False where it does
 // not answer (short_value then answers, or says why): the same rank, the same value.
@@ -664,18 +664,12 @@ extern "C++" {  // (a template, inside extern "C")
 template <bool kNorth>
 [[gnu::always_inline]] inline bool value_of_12(const mancala::Tablebase::LoadedPlain& lp, const int* pits,
                                                mancala::GameKind kind, int* value, int* plies) {
-  using LP = mancala::Tablebase::LoadedPlain;
   const Board12 x = board_12(pits);
-  const int seeds = x.seeds;
-  if (x.all > 255 || static_cast<unsigned>(seeds) >= lp.count) return false;  // (all <= 255: no pit below 0)
-  const LP::Class& cl = lp.classes[static_cast<std::size_t>(seeds)];
-  if (!cl.values || cl.width != 1) return false;
+  if (x.all > 255) return false;  // (all <= 255: no pit below 0)
   unsigned empty = x.empty;
   if constexpr (kNorth) empty = ((empty >> 6) | (empty << 6)) & 0xFFFu;
-  auto pit = [pits](int j) { return pits[kNorth ? (j + 6) % 12 : j]; };
-  const mancala::Index r = lp.rank->rank_if_allowed_by<12>(pit, seeds, empty);  // kLeftOut: past positions
-  if (r >= cl.positions) return false;
-  const auto v = static_cast<mancala::Value>(static_cast<std::int8_t>(cl.values[r]));
+  mancala::Value v;
+  if (!lp.value<12>([pits](int j) { return pits[kNorth ? (j + 6) % 12 : j]; }, empty, x.seeds, v)) return false;
   *value = c_value(kind, v);
   if (plies) *plies = c_plies(kind, v);
   return true;

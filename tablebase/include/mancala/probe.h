@@ -175,16 +175,13 @@ class Tablebase {
   bool plain_value(const VariantTables* files, const Seeds* x, int seeds, Value& out) const {
     if (!files || seeds < 0) return false;
     // Loaded: one record of the class and one rank table for all of them (below).
-    if (const LoadedPlain* lp = files->loaded_plain.load(std::memory_order_acquire);
-        lp && static_cast<unsigned>(seeds) < lp->count) {
-      const LoadedPlain::Class& c = lp->classes[static_cast<std::size_t>(seeds)];
-      if (c.values) {
+    if (const LoadedPlain* lp = files->loaded_plain.load(std::memory_order_acquire))
+      if (const LoadedPlain::Class* c = lp->loaded(seeds)) {
         const Index i = lp->rank->rank_if_allowed(x, seeds);
-        if (i >= c.positions) return false;  // (kLeftOut too)
-        out = TableFile::value_of_entry(c.width, TableFile::loaded_entry(c.values, c.width, i));
+        if (i >= c->positions) return false;  // (kLeftOut too)
+        out = c->at(i);
         return true;
       }
-    }
     if (static_cast<std::size_t>(seeds) >= files->plain[0].size()) return false;
     const Slot* s = files->plain[0][static_cast<std::size_t>(seeds)];
     const TableFile* t = s ? s->ready.load(std::memory_order_acquire) : nullptr;
@@ -199,21 +196,12 @@ class Tablebase {
     out = *v;
     return true;
   }
-  // The same from loaded values only, the pits read by pit(j) (ints in 0..255 summing to
-  // `seeds`, bit j of `empty` set where pit(j) is 0; DistributionIndex::
-  // rank_if_allowed_by): false where the class is not loaded, or the position not
-  // ranked (plain_value then answers, or says why).
+  // The same from loaded values only (LoadedPlain::value): false where the class is not
+  // loaded, or the position not ranked (plain_value then answers, or says why).
   template <int kP = 0, class Pit>
-  bool loaded_plain_value(const VariantTables* files, Pit&& pit, unsigned empty, int seeds, Value& out) const {
+  static bool loaded_plain_value(const VariantTables* files, Pit&& pit, unsigned empty, int seeds, Value& out) {
     const LoadedPlain* lp = files ? files->loaded_plain.load(std::memory_order_acquire) : nullptr;
-    if (!lp || static_cast<unsigned>(seeds) >= lp->count) return false;
-    const LoadedPlain::Class& c = lp->classes[static_cast<std::size_t>(seeds)];
-    if (!c.values) return false;
-    const Index i = kP && lp->rank->unrolls(kP) ? lp->rank->template rank_if_allowed_by<kP>(pit, seeds, empty)
-                                                : lp->rank->rank_if_allowed_by(pit, seeds, empty);
-    if (i >= c.positions) return false;  // (kLeftOut too)
-    out = TableFile::value_of_entry(c.width, TableFile::loaded_entry(c.values, c.width, i));
-    return true;
+    return lp && lp->template value<kP>(pit, empty, seeds, out);
   }
   // Distance of a tabled position (docs/values.md; NotFound without its .mtz file).
   std::expected<int, TableError> distance(const Variant& v, const Position& p) const;
@@ -262,10 +250,32 @@ class Tablebase {
       const unsigned char* values = nullptr;  // null: not loaded (or ranked otherwise)
       Index positions = 0;
       unsigned width = 1;
+      // The value of rank i (i < positions).
+      Value at(Index i) const { return TableFile::value_of_entry(width, TableFile::loaded_entry(values, width, i)); }
     };
     std::vector<Class> classes;
     unsigned count = 0;  // classes.size()
     std::shared_ptr<const DistributionIndex> rank;
+    // The loaded class of `seeds` seeds, or null.
+    const Class* loaded(int seeds) const {
+      if (static_cast<unsigned>(seeds) >= count) return nullptr;
+      const Class& c = classes[static_cast<std::size_t>(seeds)];
+      return c.values ? &c : nullptr;
+    }
+    // The value of the position whose pits pit(j) give (ints in 0..255 summing to
+    // `seeds`, bit j of `empty` set where pit(j) is 0; DistributionIndex::
+    // rank_if_allowed_by): false where its class is not loaded or it is not ranked.
+    // kP != 0: the pits when compiled, unrolled where the rank allows it.
+    template <int kP = 0, class Pit>
+    bool value(Pit&& pit, unsigned empty, int seeds, Value& out) const {
+      const Class* c = loaded(seeds);
+      if (!c) return false;
+      const Index i = kP && rank->unrolls(kP) ? rank->template rank_if_allowed_by<kP>(pit, seeds, empty)
+                                              : rank->rank_if_allowed_by(pit, seeds, empty);
+      if (i >= c->positions) return false;  // (kLeftOut too)
+      out = c->at(i);
+      return true;
+    }
   };
   struct VariantTables {
     std::map<ClassKey, Slot> slots[2];  // by TableContent
