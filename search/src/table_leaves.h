@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include <atomic>
+#include <bit>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -34,6 +35,7 @@ struct TableSlot {
   const ClassIndex* index = nullptr;      // with the table's position list, if any
   std::optional<SearchError> error;
   std::uint64_t block_positions = 1;
+  int block_shift = 0;  // log2 of block_positions (a power of two, checked by TableFile::open)
   int width = 1;
   std::unique_ptr<std::atomic<bool>[]> loaded;  // per block
   struct Free {
@@ -190,9 +192,15 @@ class TableLeaves {
  private:
   // The block of rank `rank` decompressed (on first use); false: it could not be read
   // (the error recorded).
+  // The check inline (a shift and a load), the decode out of line: every table read of
+  // the search passes here.
   bool load(TableSlot& slot, Index rank) {
-    const std::size_t b = static_cast<std::size_t>(rank / slot.block_positions);
-    if (slot.loaded[b].load(std::memory_order_acquire)) return true;
+    const std::size_t b = static_cast<std::size_t>(rank >> slot.block_shift);
+    if (slot.loaded[b].load(std::memory_order_acquire)) [[likely]]
+      return true;
+    return load_block(slot, b);
+  }
+  [[gnu::noinline]] bool load_block(TableSlot& slot, std::size_t b) {
     std::lock_guard lock(slot.mu);
     if (slot.loaded[b].load(std::memory_order_acquire)) return true;
     auto blk = slot.file->read_block(b);
@@ -232,6 +240,7 @@ class TableLeaves {
       slot.index = (*t)->ready_index();
       const TableHeader& h = (*t)->header();
       slot.block_positions = h.block_positions;
+      slot.block_shift = std::countr_zero(h.block_positions);
       slot.width = static_cast<int>(h.value_width);
       slot.seeds = key.seeds;
       slot.loaded.reset(new std::atomic<bool>[h.blocks()]());
