@@ -191,9 +191,8 @@ class TableLeaves {
 
  private:
   // The block of rank `rank` decompressed (on first use); false: it could not be read
-  // (the error recorded).
-  // The check inline (a shift and a load), the decode out of line: every table read of
-  // the search passes here.
+  // (the error recorded). Every table read of the search passes here: the check inline
+  // (a shift and a load), the decode out of line.
   bool load(TableSlot& slot, Index rank) {
     const std::size_t b = static_cast<std::size_t>(rank >> slot.block_shift);
     if (slot.loaded[b].load(std::memory_order_acquire)) [[likely]]

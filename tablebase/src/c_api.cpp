@@ -656,9 +656,9 @@ namespace {
 // or North's (kNorth: the board turned by half, North's pit j is pits[(j + 6) % 12]).
 // The sum, the range check and the empty pits by board_12, then the loaded value
 // (LoadedPlain::value<12>, the read every loaded way shares: the rank's rows at a
-// fixed stride, one load a pit): about 140 instructions a call, where short_value
-// takes about 180, so that more calls fit in the processor's window and
-// their reads from memory overlap (results/probe.md, session 36). False where it does
+// fixed stride, one load a pit): 142 instructions a call (callgrind, results/probe.md,
+// session 38), where short_value takes about 180, so that more calls fit in the
+// processor's window and their reads from memory overlap (session 36). False where it does
 // not answer (short_value then answers, or says why): the same rank, the same value.
 extern "C++" {  // (a template, inside extern "C")
 template <bool kNorth>
