@@ -34,8 +34,7 @@ struct TableSlot {
   const TableFile* file = nullptr;        // kept open by the Tablebase handle
   const ClassIndex* index = nullptr;      // with the table's position list, if any
   std::optional<SearchError> error;
-  std::uint64_t block_positions = 1;
-  int block_shift = 0;  // log2 of block_positions (a power of two, checked by TableFile::open)
+  int block_shift = 0;  // log2 of the block's positions (a power of two, checked by TableFile::open)
   int width = 1;
   std::unique_ptr<std::atomic<bool>[]> loaded;  // per block
   struct Free {
@@ -207,8 +206,8 @@ class TableLeaves {
       fail_(blk.error());
       return false;
     }
-    const std::size_t first = b * slot.block_positions;
-    if (slot.compact) {  // even block_positions: a block fills whole bytes
+    const std::size_t first = b << slot.block_shift;
+    if (slot.compact) {  // a block of an even count of positions fills whole bytes
       if (!slot.pack(blk->data(), blk->size(), slot.values.get() + first / 2)) {
         fail_(SearchError{SearchError::Corrupt, slot.file->path().string() +
                                                     ": a value is not that of a Kalah position of " +
@@ -238,13 +237,12 @@ class TableLeaves {
       slot.file = *t;
       slot.index = (*t)->ready_index();
       const TableHeader& h = (*t)->header();
-      slot.block_positions = h.block_positions;
       slot.block_shift = std::countr_zero(h.block_positions);
       slot.width = static_cast<int>(h.value_width);
       slot.seeds = key.seeds;
       slot.loaded.reset(new std::atomic<bool>[h.blocks()]());
       slot.plain_rank = board_ && rank_matches(*slot.index, key.seeds);
-      slot.compact = slot.plain_rank && slot.width == 1 && slot.block_positions % 2 == 0;
+      slot.compact = slot.plain_rank && slot.width == 1 && h.block_positions % 2 == 0;
       if (slot.compact) {
         const int k = key.seeds, o = std::max(0, (k - 14) / 2);
         for (int code = 0; code < 16; ++code) {
