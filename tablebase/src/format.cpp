@@ -264,7 +264,7 @@ TableFile::~TableFile() {
 }
 
 std::size_t TableFile::heap_bytes() const {
-  std::size_t n = sizeof *this + decode_.size() * 8 + multi_bytes() + header_.symbol_values.size() * 2 +
+  std::size_t n = sizeof *this + decode_.size() * 8 + walk_.size() * 4 + multi_bytes() + header_.symbol_values.size() * 2 +
                   2 * header_.code_lengths.size() + shift_decode_.size() * 2 + 2 * header_.shift_lengths.size() +
                   (header_.blocks() + 63) / 64 * 8 + loaded_bytes();
   std::lock_guard lock(mu_);
@@ -463,7 +463,7 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
   // Codes longer than T (up to kMaxCodeBits) are found in two steps: the window of
   // their first T bits points to a sub-table of 2^(L - T) entries, read by the bits
   // after it; such codes are rare (the writer gives long codes to rare symbols), and
-  // the tables stay 40 KiB.
+  // the tables stay 32 KiB (and walk_, below, 24 KiB).
   t->unit_shift_ = static_cast<std::uint32_t>(std::countr_zero(h.unit_positions));
   t->block_shift_ = static_cast<std::uint32_t>(std::countr_zero(h.block_positions));
   t->tuple_shift_ = static_cast<std::uint32_t>(std::countr_zero(h.tuple));
@@ -501,14 +501,23 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
       for (std::size_t w = std::size_t{low} << (longest - l); w < std::size_t{low + 1} << (longest - l); ++w)
         longer[base + w] = e;
     }
-    // After the 2^T decode entries, the skip table entry() walks: 2^T u16, four a
-    // word: the bits (low 5) and positions (high 11, at most 2047) of the whole codes
-    // of the window, 8 KiB at T = 12, so that it stays in the L1 cache; then the
-    // sub-tables of the long codes.
-    t->decode_.resize(first.size() + first.size() / 4 + longer.size());
-    auto* skip = reinterpret_cast<std::uint16_t*>(t->decode_.data() + first.size());
-    t->long_at_ = first.size() + first.size() / 4;
+    // After the 2^T decode entries, the sub-tables of the long codes.
+    t->decode_.resize(first.size() + longer.size());
+    t->long_at_ = first.size();
     std::copy(longer.begin(), longer.end(), t->decode_.begin() + static_cast<std::ptrdiff_t>(t->long_at_));
+    // Apart, what entry() walks (walk_, 24 KiB at T = 12 where decode_ and the skip
+    // table took 40): the skip table, 2^T u16, the bits (low 5) and positions (high 11,
+    // at most 2047) of the whole codes of each window; then decode_'s entries in 32 bits
+    // (walk_lookup), its 2^T first and its sub-tables.
+    t->walk_.assign(first.size() / 2 + first.size() + longer.size(), 0);
+    auto* skip = reinterpret_cast<std::uint16_t*>(t->walk_.data());
+    auto compact = [](std::uint64_t e) {  // bits 0-20 kept, the positions (a power of two) as their log2
+      const std::uint64_t span = (e >> 21) & 0xFFFF;
+      return static_cast<std::uint32_t>((e & 0x1FFFFF) | (span ? std::countr_zero(span) : 0) << 21);
+    };
+    std::transform(first.begin(), first.end(), t->walk_.begin() + static_cast<std::ptrdiff_t>(first.size() / 2), compact);
+    std::transform(longer.begin(), longer.end(),
+                   t->walk_.begin() + static_cast<std::ptrdiff_t>(first.size() / 2 + first.size()), compact);
     const std::size_t mask = first.size() - 1;
     for (std::size_t w = 0; w < first.size(); ++w) {
       std::uint64_t used = 0, covered = 0, skip_used = 0, skip_covered = 0;
@@ -660,7 +669,7 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
   // code (a long one, or one of the window that holds j) through the decode table, up
   // to the symbol that covers j. Past the unit's end is Corrupt (the file's 8 zero
   // bytes keep every load inside it).
-  const std::uint16_t* skip = reinterpret_cast<const std::uint16_t*>(decode_.data() + (std::size_t{1} << T));
+  const std::uint16_t* skip = reinterpret_cast<const std::uint16_t*>(walk_.data());
   std::uint32_t at = 0;
   for (;;) {
     if (avail < kMaxCodeBits) {
@@ -671,8 +680,8 @@ std::expected<std::uint16_t, TableError> TableFile::entry(Index i) const {
     const std::uint32_t s = skip[buf >> drop], n = s >> 5;
     std::uint32_t used = s & 31;
     if (n == 0 || at + n > j) {
-      const std::uint64_t e = lookup(buf);
-      const std::uint32_t span = static_cast<std::uint32_t>((e >> 21) & 0xFFFF);
+      const std::uint32_t e = walk_lookup(buf);
+      const std::uint32_t span = 1u << ((e >> 21) & 31);
       used = static_cast<std::uint32_t>((e >> 16) & 31);
       if (bit + used > end_bit) break;
       if (at + span > j) return shifted(h.symbol_values[(e & 0xFFFF) * h.tuple + ((j - at) & (h.tuple - 1))], shift, b, u);

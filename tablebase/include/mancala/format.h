@@ -482,6 +482,15 @@ class TableFile {
       return e;
     return decode_[long_at_ + ((e & 0xFFFF) << long_bits_) + ((window << table_bits_) >> (64 - long_bits_))];
   }
+  // The same for entry(), from walk_: bits 0-15 the symbol, 16-20 the code's length,
+  // 21-25 log2 of the positions it covers.
+  std::uint32_t walk_lookup(std::uint64_t window) const {
+    const std::uint32_t* first = walk_.data() + (std::size_t{1} << table_bits_) / 2;
+    const std::uint32_t e = first[window >> (64 - table_bits_)];
+    if (((e >> 16) & 31) != 0) [[likely]]
+      return e;
+    return first[(std::size_t{1} << table_bits_) + ((e & 0xFFFF) << long_bits_) + ((window << table_bits_) >> (64 - long_bits_))];
+  }
   std::expected<void, TableError> check_block(std::size_t b) const;
   std::expected<void, TableError> read_block_into(std::size_t b, std::vector<std::uint8_t>& out) const;
   // Block b's `count` values (checksum checked) into dst, which has room for W count +
@@ -514,9 +523,15 @@ class TableFile {
   std::uint32_t shift_bits_ = 0;
   // Decode table, 2^T entries (T = table_bits_): bits 0-15 the symbol of the first code, 16-20
   // its length, 21-36 its positions, 37-41 / 42-57 the bits / positions of the whole codes in
-  // the window (length 0: a longer code, bits 0-15 its sub-table's number); then the skip
-  // table: 2^T u16, 4 a word (entry(), format.cpp); then the sub-tables, 2^(L - T) entries each.
+  // the window (length 0: a longer code, bits 0-15 its sub-table's number); then the
+  // sub-tables, 2^(L - T) entries each.
   std::vector<std::uint64_t> decode_;
+  // What entry() walks, 24 KiB at T = 12 (a random probe's walk reads it at random:
+  // the smaller, the more of it stays in the caches between probes): the skip table,
+  // 2^T u16 (two a word: the bits, low 5, and positions, high 11, at most 2047, of the
+  // whole codes of a window); then decode_'s entries in 32 bits (walk_lookup), its
+  // 2^T entries and its sub-tables.
+  std::vector<std::uint32_t> walk_;
   // W = 1 with a code (read_bytes_block, made by build_multi on its first call): each
   // symbol's tuple repeated to 8 bytes; for each window of kMultiBits bits, the values
   // of its whole codes up to 8 positions (8 bytes, multi_), and apart their bits (low
