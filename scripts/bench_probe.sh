@@ -2,7 +2,7 @@
 # Random probe rates of the C API beside random memory reads (issue 31), written to
 # results/probe.md.
 #
-#   bash scripts/bench_probe.sh            (after scripts/build.sh; a few minutes)
+#   bash scripts/bench_probe.sh            (after scripts/build.sh; about three minutes)
 #
 # For Oware up to each of SEEDS (default "16 20") seeds: the tables are generated into
 # WORK (default /tmp/mancala-probe-bench; kept for the next run), COUNT (default 200000)
@@ -16,7 +16,8 @@
 # again (everything in the cache: the floor of the call's instructions), mtb_value of
 # one position again (the same with the parse of its text), all in the
 # same run; then, in the same process, the tables loaded into memory (mtb_load) and
-# values from numbers, from text, batches and full probes from numbers again. Peak memory: the
+# values from numbers, from text, batches and full probes from numbers again. Each figure
+# is the median of REPEAT (default 3) such processes. Peak memory: the
 # peak resident size (GNU time) of the 8-thread run without the array, beside the
 # bytes of the tables (the mapped files).
 set -euo pipefail
@@ -25,6 +26,7 @@ BUILD=${BUILD_DIR:-build}
 WORK=${WORK:-/tmp/mancala-probe-bench}
 SEEDS=${SEEDS:-16 20}
 COUNT=${COUNT:-200000}
+REPEAT=${REPEAT:-3}
 TB=$BUILD/tools/mancala-tb
 for exe in "$TB" "$BUILD/bench/probe_bench" "$BUILD/bench/probe_rate_c"; do
   [ -x "$exe" ] || { echo "missing $exe: build first (scripts/build.sh)" >&2; exit 1; }
@@ -32,6 +34,17 @@ done
 mkdir -p "$WORK"
 fmt() { awk -v x="$1" 'BEGIN { if (x >= 1e6) printf "%.2f M", x / 1e6; else printf "%.0f k", x / 1e3 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "1/%.1f", a / b }'; }
+# Lines of the same words, one a run: each number replaced by its median over the runs
+# (the host's moods move a run's figures by a fifth and more, the array's as much as the
+# calls': each figure of a row is its median of REPEAT runs).
+median() {
+  awk '{ for (i = 1; i <= NF; ++i) v[NR, i] = $i; if (NF > nf) nf = NF }
+       END { for (i = 1; i <= nf; ++i) {
+               n = 0; for (r = 1; r <= NR; ++r) x[++n] = v[r, i]
+               if (x[1] !~ /^[0-9.]+$/) { printf "%s%s", x[1], i < nf ? " " : "\n"; continue }
+               for (a = 2; a <= n; ++a) for (b = a; b > 1 && x[b] + 0 < x[b - 1] + 0; --b) { t = x[b]; x[b] = x[b - 1]; x[b - 1] = t }
+               printf "%s%s", n % 2 ? x[(n + 1) / 2] : (x[n / 2] + x[n / 2 + 1]) / 2, i < nf ? " " : "\n" } }'
+}
 rows="" crows="" lrows="" sizes="" mem=""
 load=$(cut -d' ' -f1 /proc/loadavg)
 for seeds in $SEEDS; do
@@ -45,7 +58,11 @@ for seeds in $SEEDS; do
   bytes=$(sed -E 's/.* positions, ([0-9]+) bytes.*/\1/' <<<"$tables")
   sizes+="| up to $seeds | $positions | $bytes | $(awk -v b="$bytes" -v n="$positions" 'BEGIN { printf "%.3f", b / n }') |"$'\n'
   for t in 1 2 8; do
-    out=$(PROBE_LOAD=1 "$BUILD/bench/probe_rate_c" "$dir" "$WORK/positions.txt" "$t" "$positions")
+    : > "$WORK/runs.txt"
+    for ((r = 0; r < REPEAT; ++r)); do
+      PROBE_LOAD=1 "$BUILD/bench/probe_rate_c" "$dir" "$WORK/positions.txt" "$t" "$positions" >> "$WORK/runs.txt"
+    done
+    out=$(grep '^threads' "$WORK/runs.txt" | median; grep '^loaded' "$WORK/runs.txt" | median)
     read -r _ _ _ array _ pits _ text _ probe _ batch _ chain _ pprobe _ _ carray _ cpits _ ctext _ cprobe _ cbatch _ cchain _ cpprobe _ hot chot _ hottext chottext _ \
       <<<"$(head -1 <<<"$out")"
     read -r _ lbytes lsecs _ lpits clpits _ lbatch clbatch _ lpprobe clpprobe _ lhot clhot _ ltext cltext <<<"$(sed -n 2p <<<"$out")"
@@ -63,7 +80,7 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
 {
   echo "# Random probes: values and full probes through the C API"
   echo
-  echo "Made by \`bash scripts/bench_probe.sh\` (SEEDS=\"$SEEDS\" COUNT=$COUNT) on $(date -u +%Y-%m-%d),"
+  echo "Made by \`bash scripts/bench_probe.sh\` (SEEDS=\"$SEEDS\" COUNT=$COUNT REPEAT=$REPEAT) on $(date -u +%Y-%m-%d),"
   echo "$cpu, $(nproc) cores (load average $load when it started: above 0, other jobs shared"
   echo "the machine, and the CPU-time table below is the one that holds). Table format version 7"
   echo "(docs/format.md): values in units of 64 positions coded by a per-file Huffman code"
@@ -72,7 +89,8 @@ cpu=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
   echo "links libmancala_probe as an engine does and runs every figure of a row in one"
   echo "process: COUNT positions drawn uniformly from every table (the tables in the OS page"
   echo "cache, as after a first pass), each thread going once through all of them on one"
-  echo "shared handle."
+  echo "shared handle. Each figure is the median of REPEAT such processes (the host's moods"
+  echo "move one process's figures, the array's as much as the calls', by a fifth and more)."
   echo
   echo "- **array**: random one-byte reads from an in-memory array of one byte a position of"
   echo "  the tables (the same size as the values uncompressed), 20 million a thread;"

@@ -7,6 +7,7 @@
 #include <exception>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "mancala/mancala_probe.h"
@@ -322,15 +323,16 @@ struct Board12 {
           static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(ab, _mm_packs_epi32(_mm_cmpeq_epi32(c, zero), zero))))};
 }
 #endif
-template <int kP>
-bool short_value_of(mtb_tables* tb, std::size_t k, const int* pits, int side, int* value, int* plies) {
+// The counts `pits` as numbers of an engine (int) or as text parses them (Seeds).
+template <int kP, class Count = int>
+bool short_value_of(mtb_tables* tb, std::size_t k, const Count* pits, int side, int* value, int* plies) {
   const int P = kP ? kP : tb->pits[k];
   const std::uint8_t* from = tb->north[k].data();
   unsigned all = 0;    // a count outside 0..255 sets a bit above them
   int seeds = 0;       // the same sum and bits in either order
   unsigned empty = 0;  // bit j: pit j (South's or North's order) is empty
   bool found = false;  // empty found
-  constexpr bool vector = kP == 12 && kSse2;
+  constexpr bool vector = kP == 12 && kSse2 && std::is_same_v<Count, int>;
   if constexpr (vector) {  // three vectors of four pits: sum, bits and the empty ones
 #if defined(__SSE2__)
     const Board12 x = board_12(pits);
@@ -347,7 +349,7 @@ bool short_value_of(mtb_tables* tb, std::size_t k, const int* pits, int side, in
   } else {
     for (int i = 0; i < P; ++i) {
       all |= static_cast<unsigned>(pits[i]);
-      seeds += pits[i];
+      seeds += static_cast<int>(pits[i]);
     }
   }
   if (!found)
@@ -474,9 +476,11 @@ bool text_value(mtb_tables* tb, const char* text, int* value, int* plies) noexce
   mancala::Position a;
   mancala::Side side = mancala::Side::South;
   if (!mancala::parse_plain_board(*tb->variants[k], std::string_view(text + n), a, side)) return false;
-  int pits[mancala::kMaxPits];
-  for (int i = 0; i < tb->pits[k]; ++i) pits[i] = a.pits[static_cast<std::size_t>(i)];
-  return mtb_value_pits(tb, id, pits, nullptr, side == mancala::Side::North, value, plies) == MTB_OK;
+  // mtb_value_pits' short way with the parsed counts as they are (no board of ints)
+  const int north = side == mancala::Side::North;
+  if (north && !tb->north_plain[k]) return false;
+  return tb->pits[k] == 12 ? short_value_of<12>(tb, k, a.pits.data(), north, value, plies)
+                           : short_value_of<0>(tb, k, a.pits.data(), north, value, plies);
 }
 
 }  // namespace
