@@ -115,7 +115,9 @@ TEST(Notation, PlainBoardReadsAsItsNaiveTwin) {
       damaged_accepted += damaged;
       EXPECT_EQ(plain, naive) << text;
       EXPECT_EQ(plain_side, naive_side) << text;
-      if (!damaged) EXPECT_EQ(plain, a) << text;
+      if (!damaged) {
+        EXPECT_EQ(plain, a) << text;
+      }
     }
   }
   EXPECT_GT(damaged_accepted, 1000);  // the damage left many texts plain, and refused many
