@@ -7,7 +7,6 @@
 #include <exception>
 #include <optional>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "mancala/mancala_probe.h"
@@ -309,6 +308,17 @@ struct Board12 {
   int seeds;
   unsigned empty;
 };
+// The same of 12 counts of one byte each, read in one vector of 16 bytes (the caller's
+// array has at least 16: text_value's Position holds kMaxPits = 24).
+[[gnu::always_inline]] inline Board12 board_12(const mancala::Seeds* pits) {
+  static_assert(mancala::kMaxPits >= 16);
+  const __m128i zero = _mm_setzero_si128();
+  const __m128i a = _mm_and_si128(_mm_loadu_si128(reinterpret_cast<const __m128i*>(pits)),
+                                  _mm_set_epi32(0, -1, -1, -1));  // pits 0..11
+  const __m128i sums = _mm_sad_epu8(a, zero);  // the two halves' sums in words 0 and 4
+  return {0u, _mm_cvtsi128_si32(sums) + _mm_extract_epi16(sums, 4),
+          static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(a, zero))) & 0xFFFu};
+}
 [[gnu::always_inline]] inline Board12 board_12(const int* pits) {
   const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits));
   const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(pits + 4));
@@ -323,7 +333,8 @@ struct Board12 {
           static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(ab, _mm_packs_epi32(_mm_cmpeq_epi32(c, zero), zero))))};
 }
 #endif
-// The counts `pits` as numbers of an engine (int) or as text parses them (Seeds).
+// The counts `pits` as numbers of an engine (int) or as text parses them (Seeds: a
+// Position's array, at least 16 bytes readable).
 template <int kP, class Count = int>
 bool short_value_of(mtb_tables* tb, std::size_t k, const Count* pits, int side, int* value, int* plies) {
   const int P = kP ? kP : tb->pits[k];
@@ -332,8 +343,8 @@ bool short_value_of(mtb_tables* tb, std::size_t k, const Count* pits, int side, 
   int seeds = 0;       // the same sum and bits in either order
   unsigned empty = 0;  // bit j: pit j (South's or North's order) is empty
   bool found = false;  // empty found
-  constexpr bool vector = kP == 12 && kSse2 && std::is_same_v<Count, int>;
-  if constexpr (vector) {  // three vectors of four pits: sum, bits and the empty ones
+  constexpr bool vector = kP == 12 && kSse2;
+  if constexpr (vector) {  // three vectors of four pits (or one of 16 bytes): sum, bits and the empty ones
 #if defined(__SSE2__)
     const Board12 x = board_12(pits);
     all = x.all;
