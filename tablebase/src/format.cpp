@@ -264,7 +264,7 @@ TableFile::~TableFile() {
 }
 
 std::size_t TableFile::heap_bytes() const {
-  std::size_t n = sizeof *this + decode_.size() * 8 + walk_.size() * 4 + multi_bytes() + header_.symbol_values.size() * 2 +
+  std::size_t n = sizeof *this + decode_.size() * 8 + walk_.size() * 4 + block_starts_.size() * 4 + multi_bytes() + header_.symbol_values.size() * 2 +
                   2 * header_.code_lengths.size() + shift_decode_.size() * 2 + 2 * header_.shift_lengths.size() +
                   (header_.blocks() + 63) / 64 * 8 + loaded_bytes();
   std::lock_guard lock(mu_);
@@ -457,6 +457,10 @@ std::expected<std::shared_ptr<TableFile>, TableError> TableFile::open(const fs::
   if (get64(f + size - 8) != 0) return corrupt("the file does not end with 8 zero bytes");
   for (std::uint64_t b = 0; b < n; ++b)  // 8 bytes a block of B positions: a pass of ~0.2 % of the file
     if (get64(offs + 8 * (b + 1)) < get64(offs + 8 * b)) return corrupt("block offsets decreasing at block " + std::to_string(b));
+  if (end <= UINT32_MAX) {
+    t->block_starts_.resize(n + 1);
+    for (std::uint64_t b = 0; b <= n; ++b) t->block_starts_[b] = static_cast<std::uint32_t>(get64(offs + 8 * b));
+  }
 
   // The decode table: for each window of T bits, the first code's symbol and length,
   // and how many whole codes (and bits) the window holds (T at most kFastCodeBits).
