@@ -379,7 +379,8 @@ bool short_value_of(mtb_tables* tb, std::size_t k, const Count* pits, int side, 
   if (plies) *plies = c_plies(kind, r);
   return true;
 }
-inline bool short_value(mtb_tables* tb, int variant, const int* pits, int side, int* value, int* plies) {
+template <class Count>
+inline bool short_value(mtb_tables* tb, int variant, const Count* pits, int side, int* value, int* plies) {
   if (!tb || !pits || !value || (side != 0 && side != 1) || variant < 0 || variant >= tb->count.load(std::memory_order_acquire))
     return false;
   const auto k = static_cast<std::size_t>(variant);
@@ -488,10 +489,7 @@ bool text_value(mtb_tables* tb, const char* text, int* value, int* plies) noexce
   mancala::Side side = mancala::Side::South;
   if (!mancala::parse_plain_board(*tb->variants[k], std::string_view(text + n), a, side)) return false;
   // mtb_value_pits' short way with the parsed counts as they are (no board of ints)
-  const int north = side == mancala::Side::North;
-  if (north && !tb->north_plain[k]) return false;
-  return tb->pits[k] == 12 ? short_value_of<12>(tb, k, a.pits.data(), north, value, plies)
-                           : short_value_of<0>(tb, k, a.pits.data(), north, value, plies);
+  return short_value(tb, id, a.pits.data(), side == mancala::Side::North, value, plies);
 }
 
 }  // namespace

@@ -597,7 +597,7 @@ std::expected<void, TableError> TableFile::check_block(std::size_t b) const {
     return std::unexpected(TableError{TableError::Corrupt, path_.string() + ": block " + std::to_string(b) + " " + what});
   };
   const unsigned char* offs = map_ + offsets_at_;
-  const std::uint64_t o0 = get64(offs + 8 * b), o1 = get64(offs + 8 * (b + 1));  // increasing (open)
+  const auto [o0, o1] = block_bytes(b);  // increasing (open)
   const std::uint64_t crc_at = 8 * (h.blocks() + 1) + 4 * b;
   if (crc32(map_ + data_start_ + o0, static_cast<std::size_t>(o1 - o0)) != get32(offs + crc_at)) return corrupt("checksum mismatch");
   const std::uint64_t count = std::min<std::uint64_t>(h.block_positions, h.positions - static_cast<std::uint64_t>(b) * h.block_positions);

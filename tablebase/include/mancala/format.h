@@ -422,17 +422,20 @@ class TableFile {
     std::uint64_t bytes, codes_at;
     std::uint32_t units, u;
   };
+  // Where block b's bytes start and end in the data (offsets checked by open): from
+  // block_starts_, else from the file.
+  struct BlockBytes {
+    std::uint64_t begin, end;
+  };
+  BlockBytes block_bytes(std::size_t b) const {
+    if (!block_starts_.empty()) [[likely]]
+      return {block_starts_[b], block_starts_[b + 1]};
+    const unsigned char* offs = map_ + offsets_at_ + 8 * b;
+    return {get64(offs), get64(offs + 8)};
+  }
   UnitPlace place(Index i) const {
     const std::size_t b = static_cast<std::size_t>(i >> block_shift_);
-    std::uint64_t o0, o1;
-    if (!block_starts_.empty()) [[likely]] {
-      o0 = block_starts_[b];
-      o1 = block_starts_[b + 1];
-    } else {
-      const unsigned char* offs = map_ + offsets_at_ + 8 * b;
-      o0 = get64(offs);
-      o1 = get64(offs + 8);
-    }
+    const auto [o0, o1] = block_bytes(b);
     const std::uint64_t first = static_cast<std::uint64_t>(b) << block_shift_;
     const std::uint64_t count = std::min<std::uint64_t>(header_.block_positions, header_.positions - first);
     const auto units = static_cast<std::uint32_t>((count + header_.unit_positions - 1) >> unit_shift_);
